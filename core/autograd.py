@@ -1,0 +1,198 @@
+"""The eager tape: grad nodes recorded by ops, and the iterative backward pass.
+
+Every eager op whose inputs need a gradient records one :class:`Node` holding the op, its
+input tensors and the arrays its ``backward`` needs. :func:`run_backward` orders the nodes
+reachable from the root topologically (iteratively, in a deterministic order), then calls each
+op's registered ``backward`` once, accumulating gradients per output and, for leaves, into
+``Tensor._grad``.
+"""
+import functools
+
+from .backend import array_module_of, place_of
+from .errors import describe_value
+from .ops.registry import KernelContext, is_list_slot, slot_name
+
+__all__ = ["Node", "no_grad", "is_grad_enabled", "set_grad_enabled", "run_backward"]
+
+_grad_state = {"enabled": True}
+
+
+def is_grad_enabled():
+    return _grad_state["enabled"]
+
+
+def set_grad_enabled(flag):
+    _grad_state["enabled"] = bool(flag)
+
+
+class no_grad:
+    """Context manager and decorator: eager ops inside record no tape."""
+
+    def __enter__(self):
+        self._old = _grad_state["enabled"]
+        _grad_state["enabled"] = False
+        return self
+
+    def __exit__(self, *exc):
+        _grad_state["enabled"] = self._old
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with no_grad():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class Node:
+    """One recorded op application: what ``backward`` needs, and the input tensors to route
+    gradients to. ``inputs`` holds per slot a Tensor, a list of Tensors, or a constant."""
+
+    __slots__ = ("op", "inputs", "in_arrays", "out_arrays", "attrs")
+
+    def __init__(self, op, inputs, in_arrays, out_arrays, attrs):
+        self.op = op
+        self.inputs = inputs
+        self.in_arrays = in_arrays
+        self.out_arrays = out_arrays
+        self.attrs = attrs
+
+
+def _input_tensors(node):
+    """(slot index, position or None, tensor) for every Tensor input of ``node``."""
+    from .tensor import Tensor
+
+    for i, v in enumerate(node.inputs):
+        if isinstance(v, Tensor):
+            yield i, None, v
+        elif isinstance(v, (list, tuple)):
+            for j, t in enumerate(v):
+                if isinstance(t, Tensor):
+                    yield i, j, t
+
+
+def _topo_order(root):
+    """Nodes reachable from ``root`` through inputs that need grad, producers before users."""
+    order, state = [], {id(root): 1}
+    stack = [(root, iter(list(_input_tensors(root))))]
+    while stack:
+        node, it = stack[-1]
+        advanced = False
+        for _, _, t in it:
+            child = t._node
+            if child is None or t.stop_gradient or id(child) in state:
+                continue
+            state[id(child)] = 1
+            stack.append((child, iter(list(_input_tensors(child)))))
+            advanced = True
+            break
+        if not advanced:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def _accumulate(slots, idx, g):
+    slot, pos = idx
+    if pos is None:
+        slots[slot] = g if slots[slot] is None else slots[slot] + g
+    else:
+        lst = slots[slot]
+        lst[pos] = g if lst[pos] is None else lst[pos] + g
+
+
+def _empty_grads(node):
+    return [[None] * len(a) if isinstance(a, list) else None for a in node.out_arrays]
+
+
+def _douts(node, grads, xp):
+    op = node.op
+    result = []
+    for k, slot in enumerate(op.outputs):
+        out = node.out_arrays[k]
+        if slot_name(slot) in op.nondiff_outputs:
+            result.append(None)
+        elif is_list_slot(slot):
+            result.append([g if g is not None else xp.zeros_like(o)
+                           for g, o in zip(grads[k], out)])
+        else:
+            result.append(grads[k] if grads[k] is not None else xp.zeros_like(out))
+    return result
+
+
+def _check_grad(node, t, g):
+    if g.shape != t._data.shape:
+        raise RuntimeError(
+            f"gradient of op '{node.op.type}' has shape {list(g.shape)} for an input of shape "
+            f"{list(t._data.shape)}")
+    if g.dtype != t._data.dtype:
+        g = g.astype(t._data.dtype)
+    return g
+
+
+def run_backward(root, grad=None, retain_graph=False):
+    """Backpropagate from tensor ``root`` (seeded with ``grad``, ones by default)."""
+    xp = array_module_of(root._data)
+    seed = xp.ones_like(root._data) if grad is None else xp.asarray(grad, dtype=root._data.dtype)
+    if seed.shape != root._data.shape:
+        raise ValueError(f"backward: grad_tensor has shape {list(seed.shape)}, "
+                         f"the tensor has shape {list(root._data.shape)}")
+    if root.stop_gradient:
+        raise RuntimeError(
+            "backward() called on a tensor with stop_gradient=True: no input of the "
+            "computation that produced it needs a gradient (set stop_gradient=False on them)")
+    node = root._node
+    if node is None:  # a leaf
+        root._grad = seed if root._grad is None else root._grad + seed
+        return
+    if node.in_arrays is None:
+        raise RuntimeError(
+            f"backward through op '{node.op.type}' a second time: its graph was freed by the "
+            "first backward; pass retain_graph=True to the first call")
+    order = _topo_order(node)
+    grads = {id(n): _empty_grads(n) for n in order}
+    _accumulate(grads[id(node)], root._out_idx, seed)
+    place = place_of(root._data)
+    for n in reversed(order):
+        if n.in_arrays is None:
+            raise RuntimeError(
+                f"backward through op '{n.op.type}' a second time: its graph was freed by an "
+                "earlier backward; pass retain_graph=True to that call")
+        op = n.op
+        tensors = list(_input_tensors(n))
+        needs = [False] * len(op.inputs)
+        for i, _, t in tensors:
+            if not t.stop_gradient:
+                needs[i] = True
+        for i in range(len(needs)):
+            if needs[i] and slot_name(op.inputs[i]) in op.nondiff_inputs:
+                needs[i] = False
+        if any(needs):
+            ctx = KernelContext(xp, place, needs_grad=tuple(needs))
+            in_grads = op.backward(ctx, n.in_arrays, n.out_arrays, _douts(n, grads[id(n)], xp),
+                                   **n.attrs)
+            if not isinstance(in_grads, (tuple, list)) or len(in_grads) != len(op.inputs):
+                raise RuntimeError(f"backward of op '{op.type}' must return one gradient per "
+                                   f"input slot {op.inputs}, got {describe_value(in_grads)}")
+        else:
+            in_grads = None
+        for i, j, t in tensors:
+            if t.stop_gradient:
+                if t._grad is None and (t._node is not None or t._detached):
+                    t._grad = xp.zeros_like(t._data)  # Paddle: a cut-off tensor's grad is 0
+                continue
+            if not needs[i]:
+                continue
+            g = in_grads[i] if j is None else in_grads[i][j]
+            if g is None:
+                continue
+            g = _check_grad(n, t, g)
+            if t._node is None:
+                t._grad = g if t._grad is None else t._grad + g
+            else:
+                _accumulate(grads[id(t._node)], t._out_idx, g)
+        grads[id(n)] = None
+        if not retain_graph:
+            n.in_arrays = n.out_arrays = None

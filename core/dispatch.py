@@ -1,0 +1,113 @@
+"""The one dispatch helper: apply a registered op eagerly or append it to the current block.
+
+``apply(op_type, inputs, attrs)`` takes one entry per input slot of the op (a tensor, a list
+of tensors for a ``*`` slot, a Python scalar or ndarray constant, or None for an absent
+optional input) and returns the op's outputs: one value when the op has one output slot,
+else a tuple with one entry per slot (a list for a ``*`` slot).
+
+* Eager mode: the kernel runs now on the inputs' arrays; outputs are Tensors; when any input
+  needs a gradient (and :class:`~core.autograd.no_grad` is not active) one tape node is
+  recorded. An exception from the kernel is re-raised as :class:`~core.errors.OpError`
+  naming the op and its inputs.
+* Static mode: :func:`core.static.builder.append_op` infers the outputs' shapes and dtypes,
+  creates their Variables and appends the operator to the current block.
+"""
+from . import mode as _mode
+from .autograd import Node, _grad_state
+from .backend import array_module_of, default_place, get_array_module, place_of
+from .errors import OpError, describe_value
+from .ops.registry import KernelContext, get_op, slot_name
+
+__all__ = ["apply", "eager_apply", "kernel_context"]
+
+_contexts = {}
+
+
+def kernel_context(xp, place):
+    """The shared forward context for module ``xp`` on ``place``."""
+    key = (xp.__name__, place)
+    ctx = _contexts.get(key)
+    if ctx is None:
+        ctx = _contexts[key] = KernelContext(xp, place)
+    return ctx
+
+
+def apply(op_type, inputs, attrs=None):
+    """Run (eager) or append (static) op ``op_type``; see the module docstring."""
+    op = get_op(op_type)
+    if _mode._state["dynamic"]:
+        return eager_apply(op, inputs, attrs)
+    from .static.builder import append_op
+
+    return append_op(op, inputs, op.full_attrs(attrs))
+
+
+def _arrays_of(op, inputs, Tensor):
+    arrays, requires, first = [], False, None
+    for k, v in enumerate(inputs):
+        if isinstance(v, Tensor):
+            arrays.append(v._data)
+            if not v.stop_gradient:
+                requires = True
+            if first is None:
+                first = v._data
+        elif isinstance(v, (list, tuple)):
+            lst = []
+            for t in v:
+                if isinstance(t, Tensor):
+                    lst.append(t._data)
+                    if not t.stop_gradient:
+                        requires = True
+                    if first is None:
+                        first = t._data
+                else:
+                    _reject_variable(op, k, t)
+                    lst.append(t)
+            arrays.append(lst)
+        else:
+            _reject_variable(op, k, v)
+            arrays.append(v)
+    return arrays, requires, first
+
+
+def _reject_variable(op, k, v):
+    if getattr(v, "block", None) is not None and hasattr(v, "persistable"):
+        raise TypeError(
+            f"op '{op.type}' input '{slot_name(op.inputs[k])}' is a static Variable "
+            f"('{v.name}') but the op runs in eager mode; build it inside a static program "
+            "(core.enable_static() / program_guard) or pass eager tensors")
+
+
+def eager_apply(op, inputs, attrs=None):
+    """Run ``op`` now on eager tensors; record the tape when a gradient is needed."""
+    from .tensor import Tensor, _wrap
+
+    if len(inputs) != len(op.inputs):
+        raise TypeError(f"op '{op.type}' takes inputs {op.inputs}, got {len(inputs)} values")
+    attrs = op.full_attrs(attrs)
+    arrays, requires, first = _arrays_of(op, inputs, Tensor)
+    if first is not None:
+        xp, place = array_module_of(first), place_of(first)
+    else:
+        place = default_place()
+        xp = get_array_module(place)
+    try:
+        outs = op.forward(kernel_context(xp, place), *arrays, **attrs)
+    except (ValueError, TypeError, IndexError, ArithmeticError) as e:
+        names = ", ".join(f"{slot_name(s)}={describe_value(a)}"
+                          for s, a in zip(op.inputs, arrays))
+        raise OpError(f"op '{op.type}' failed on inputs ({names}) with attrs {attrs}: "
+                      f"{type(e).__name__}: {e}") from e
+    single = len(op.outputs) == 1
+    if single:
+        outs = (outs,)
+    grad = requires and op.differentiable and _grad_state["enabled"]
+    node = Node(op, list(inputs), arrays, list(outs), attrs) if grad else None
+    results = []
+    for k, out in enumerate(outs):
+        diff = grad and slot_name(op.outputs[k]) not in op.nondiff_outputs
+        if isinstance(out, (list, tuple)):
+            results.append([_wrap(a, node if diff else None, (k, j)) for j, a in enumerate(out)])
+        else:
+            results.append(_wrap(out, node if diff else None, (k, None)))
+    return results[0] if single else tuple(results)

@@ -1,0 +1,194 @@
+"""Binary elementwise ops with Paddle's ``axis`` broadcasting, and comparisons / logic.
+
+``elementwise_<op>(X, Y, axis)``: when ``axis`` is -1 shapes broadcast as in numpy; otherwise
+the lower-rank operand's dims line up with the other's starting at ``axis``. Python scalars
+are weak operands (numpy 2 promotion).
+"""
+import numpy as np
+
+from ._shapes import (aligned_shape, align_for_axis, broadcast_shapes, ndim, ufunc_dtype,
+                      unbroadcast)
+from .registry import Meta, OpDef, register_op
+
+
+def _shape(a):
+    return getattr(a, "shape", ())
+
+
+class _Binary(OpDef):
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+    attrs = {"axis": -1}
+    ufunc = None  # the numpy ufunc whose type rules and name give the xp function
+
+    def infer(self, x, y, axis):
+        xs = aligned_shape(x.shape, len(y.shape), axis)
+        ys = aligned_shape(y.shape, len(x.shape), axis)
+        shape = broadcast_shapes(xs, ys, f"op '{self.type}'")
+        return Meta(shape, ufunc_dtype(self.ufunc, x.dtype, y.dtype))
+
+    def forward(self, ctx, x, y, axis):
+        x, y = align_for_axis(x, y, axis)
+        return getattr(ctx.xp, self.ufunc.__name__)(x, y)
+
+    def backward(self, ctx, ins, outs, douts, axis):
+        x, y = ins
+        xa, ya = align_for_axis(x, y, axis)
+        gx, gy = self.grads(ctx, xa, ya, outs[0], douts[0])
+        need_x, need_y = ctx.needs_grad
+        rx = unbroadcast(gx, _shape(xa)).reshape(_shape(x)) if need_x and gx is not None else None
+        ry = unbroadcast(gy, _shape(ya)).reshape(_shape(y)) if need_y and gy is not None else None
+        return rx, ry
+
+    def grads(self, ctx, x, y, out, dout):
+        """Gradients w.r.t. the aligned operands, before un-broadcasting."""
+        raise NotImplementedError
+
+
+@register_op
+class elementwise_add(_Binary):
+    ufunc = np.add
+
+    def grads(self, ctx, x, y, out, dout):
+        return dout, dout
+
+
+@register_op
+class elementwise_sub(_Binary):
+    ufunc = np.subtract
+
+    def grads(self, ctx, x, y, out, dout):
+        return dout, -dout
+
+
+@register_op
+class elementwise_mul(_Binary):
+    ufunc = np.multiply
+
+    def grads(self, ctx, x, y, out, dout):
+        nx, ny = ctx.needs_grad
+        return (dout * y if nx else None), (dout * x if ny else None)
+
+
+@register_op
+class elementwise_div(_Binary):
+    ufunc = np.true_divide
+
+    def grads(self, ctx, x, y, out, dout):
+        gx = dout / y
+        return gx, (-gx * out if ctx.needs_grad[1] else None)
+
+
+@register_op
+class elementwise_pow(_Binary):
+    ufunc = np.power
+
+    def grads(self, ctx, x, y, out, dout):
+        xp = ctx.xp
+        nx, ny = ctx.needs_grad
+        gx = dout * y * xp.power(x, y - 1) if nx else None
+        # NOTE: d/dy x**y = x**y log x is only defined for x > 0; elsewhere it is taken as 0.
+        gy = dout * out * xp.log(xp.where(x > 0, x, 1)) if ny else None
+        return gx, gy
+
+
+@register_op
+class elementwise_max(_Binary):
+    ufunc = np.maximum
+
+    def grads(self, ctx, x, y, out, dout):
+        # NOTE: at ties the gradient goes to X, as in Paddle.
+        mask = x >= y
+        return dout * mask, dout * ~mask
+
+
+@register_op
+class elementwise_min(_Binary):
+    ufunc = np.minimum
+
+    def grads(self, ctx, x, y, out, dout):
+        mask = x <= y
+        return dout * mask, dout * ~mask
+
+
+@register_op
+class elementwise_mod(_Binary):
+    """Python's (and numpy's) modulo: the result has the sign of Y. No gradient."""
+
+    ufunc = np.mod
+    differentiable = False
+
+
+@register_op
+class elementwise_floordiv(_Binary):
+    """Floor division. No gradient."""
+
+    ufunc = np.floor_divide
+    differentiable = False
+
+
+class _Compare(_Binary):
+    differentiable = False
+
+    def infer(self, x, y, axis):
+        return Meta(super().infer(x, y, axis).shape, np.dtype(bool))
+
+
+@register_op
+class less_than(_Compare):
+    ufunc = np.less
+
+
+@register_op
+class less_equal(_Compare):
+    ufunc = np.less_equal
+
+
+@register_op
+class greater_than(_Compare):
+    ufunc = np.greater
+
+
+@register_op
+class greater_equal(_Compare):
+    ufunc = np.greater_equal
+
+
+@register_op
+class equal(_Compare):
+    ufunc = np.equal
+
+
+@register_op
+class not_equal(_Compare):
+    ufunc = np.not_equal
+
+
+@register_op
+class logical_and(_Compare):
+    ufunc = np.logical_and
+
+
+@register_op
+class logical_or(_Compare):
+    ufunc = np.logical_or
+
+
+@register_op
+class logical_xor(_Compare):
+    ufunc = np.logical_xor
+
+
+@register_op
+class logical_not(OpDef):
+    differentiable = False
+
+    def infer(self, x):
+        return Meta(tuple(x.shape), np.dtype(bool))
+
+    def forward(self, ctx, x):
+        return ctx.xp.logical_not(x)
+
+
+__all__ = [n for n in dir() if n.startswith(("elementwise_", "less_", "greater_", "logical_"))] + \
+    ["equal", "not_equal", "ndim"]

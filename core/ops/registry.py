@@ -1,0 +1,138 @@
+"""The op registry: every op is defined once and serves eager mode, static mode and autograd.
+
+An op is a small subclass of :class:`OpDef` registered with :func:`register_op`. It declares
+
+* ``inputs`` / ``outputs``: slot names in order. A trailing ``*`` marks a list slot
+  (``"X*"``: the op takes a list of arrays there, e.g. ``concat``).
+* ``attrs``: attribute names and defaults. Attribute values are plain data (bool, int, float,
+  str, None, lists of those) so programs serialise to JSON.
+* ``infer(*metas, **attrs)``: output shapes and dtypes from input ``Meta``s (shape is a tuple
+  with -1 for unknown dims). Returns one ``Meta`` per output slot (a list for a list slot); a
+  single ``Meta`` when there is one output slot. Used by static mode only.
+* ``forward(ctx, *arrays, **attrs)``: the kernel, written against ``ctx.xp`` (numpy or cupy).
+  Returns one array per output slot (a list for a list slot); a single array when there is
+  one output slot. Inputs may be Python scalars where the public function allows them.
+* ``backward(ctx, ins, outs, douts, **attrs)``: gradients of the inputs, one entry per input
+  slot (a list for a list slot, ``None`` where there is no gradient), from the forward inputs,
+  the forward outputs and the output gradients. ``douts`` holds zeros for differentiable
+  outputs that received no gradient and ``None`` for ``nondiff_outputs``. ``ctx.needs_grad``
+  says per input slot whether its gradient is wanted, so work for the others can be skipped.
+
+The eager tape calls ``forward`` and ``backward`` directly; the static executor runs the same
+``forward``; static autograd emits ``<type>_grad`` operators whose kernel is ``backward``.
+"""
+import collections
+
+__all__ = ["OpDef", "Meta", "KernelContext", "register_op", "get_op", "all_ops", "slot_name",
+           "is_list_slot"]
+
+Meta = collections.namedtuple("Meta", ["shape", "dtype"])
+Meta.__doc__ = "Static shape (tuple, -1 for unknown dims) and numpy dtype of an op input or output."
+
+_REGISTRY = {}
+
+
+class KernelContext:
+    """What a kernel may use besides its arrays: the array module, the place, a random
+    generator (``rng()``, for random ops) and, in ``backward``, which inputs need gradients."""
+
+    __slots__ = ("xp", "place", "_rng_source", "needs_grad")
+
+    def __init__(self, xp, place, rng_source=None, needs_grad=None):
+        self.xp = xp
+        self.place = place
+        self._rng_source = rng_source
+        self.needs_grad = needs_grad
+
+    def rng(self):
+        """The random generator for this run: a ``numpy.random.Generator`` (or cupy's)."""
+        if self._rng_source is None:
+            from .. import random as _random
+
+            return _random.default_generator(self.xp)
+        return self._rng_source(self.xp)
+
+
+class OpDef:
+    """Base class of op definitions; see the module docstring for the contract."""
+
+    type = None
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {}
+    #: input slots that never receive a gradient (indices, labels, shapes)
+    nondiff_inputs = ()
+    #: output slots whose gradient is never used (masks, indices, saved statistics)
+    nondiff_outputs = ()
+    #: False for ops with no gradient at all (comparisons, argmax, random sampling, creation)
+    differentiable = True
+    #: True when forward draws from ``ctx.rng()``
+    random = False
+    #: False only for ops (control flow, program plumbing) whose own test module covers them
+    checked_by_registry = True
+
+    def infer(self, *metas, **attrs):
+        raise NotImplementedError(f"op '{self.type}' has no shape inference")
+
+    def forward(self, ctx, *arrays, **attrs):
+        raise NotImplementedError(f"op '{self.type}' has no forward kernel")
+
+    def backward(self, ctx, ins, outs, douts, **attrs):
+        raise NotImplementedError(f"op '{self.type}' has no gradient")
+
+    # -- helpers used by the framework -------------------------------------------------------
+    def full_attrs(self, attrs):
+        """``attrs`` completed with the declared defaults; unknown names are an error."""
+        if not attrs:
+            return dict(self.attrs)
+        unknown = [k for k in attrs if k not in self.attrs]
+        if unknown:
+            raise TypeError(f"op '{self.type}' got unknown attribute(s) {unknown}; "
+                            f"it takes {sorted(self.attrs)}")
+        full = dict(self.attrs)
+        full.update(attrs)
+        return full
+
+    def grad_slots(self):
+        """Indices of input slots that can receive a gradient."""
+        if not self.differentiable:
+            return ()
+        return tuple(i for i, s in enumerate(self.inputs)
+                     if slot_name(s) not in self.nondiff_inputs)
+
+    def __repr__(self):
+        return f"<op {self.type}: {self.inputs} -> {self.outputs}>"
+
+
+def slot_name(slot):
+    """``'X*'`` -> ``'X'``."""
+    return slot[:-1] if slot.endswith("*") else slot
+
+
+def is_list_slot(slot):
+    return slot.endswith("*")
+
+
+def register_op(cls):
+    """Class decorator: instantiate the op definition once and register it under ``cls.type``
+    (the class name when ``type`` is not set)."""
+    if cls.type is None:
+        cls.type = cls.__name__
+    if cls.type in _REGISTRY:
+        raise ValueError(f"op '{cls.type}' is registered twice")
+    op = cls()
+    _REGISTRY[cls.type] = op
+    return cls
+
+
+def get_op(op_type):
+    """The registered op definition for ``op_type``; a clear error when there is none."""
+    try:
+        return _REGISTRY[op_type]
+    except KeyError:
+        raise KeyError(f"no op named '{op_type}' is registered") from None
+
+
+def all_ops():
+    """Every registered op definition, sorted by type name."""
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]

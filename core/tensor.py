@@ -1,0 +1,339 @@
+"""The eager tensor: an array on a place, plus what autograd needs.
+
+A Tensor owns an ndarray (numpy on CPUPlace, cupy on CUDAPlace). ``stop_gradient`` is True by
+default and False for parameters; an op's output needs a gradient iff any input does. Ops on
+tensors go through :func:`core.dispatch.apply`; ``+ - * /`` between tensors (or a tensor and a
+Python scalar) take a shorter path with the same semantics, since they dominate small-op code.
+"""
+import numbers
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from . import mode as _mode
+from .autograd import Node, _grad_state, run_backward
+from .backend import as_numpy, default_place, place_of, to_place
+from .dispatch import apply
+from .ops.registry import get_op
+from .tensor_ops import TensorOps
+from .unique_name import generate
+
+__all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor"]
+
+
+class Tensor(TensorOps):
+    """An eager tensor. See API.md ("Tensors") for the full contract."""
+
+    __slots__ = ("_data", "_name", "stop_gradient", "_grad", "_node", "_out_idx", "_detached",
+                 "persistable", "__weakref__")
+
+    def __init__(self, data, name=None, stop_gradient=True, persistable=False):
+        self._data = data
+        self._name = name
+        self.stop_gradient = stop_gradient
+        self._grad = None
+        self._node = None
+        self._out_idx = (0, None)
+        self._detached = False
+        self.persistable = persistable
+
+    # -- properties ------------------------------------------------------------------------------
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = generate("eager_tmp")
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def shape(self):
+        return list(self._data.shape)
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def size(self):
+        return int(self._data.size)
+
+    @property
+    def place(self):
+        return place_of(self._data)
+
+    @property
+    def grad(self):
+        """The gradient as an ndarray, or None (same as :meth:`gradient`)."""
+        return self.gradient()
+
+    def numel(self):
+        return int(self._data.size)
+
+    # -- data access -----------------------------------------------------------------------------
+    def numpy(self):
+        """The data as a numpy array (copied to the host from a GPU)."""
+        return as_numpy(self._data)
+
+    def value(self):
+        return self
+
+    def item(self):
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with exactly one element, got shape "
+                             f"{self.shape}")
+        return self._data.reshape(()).item()
+
+    def set_value(self, value):
+        """Replace the data in place; ``value`` must have this tensor's shape and dtype."""
+        arr = value._data if isinstance(value, Tensor) else value
+        arr = to_place(np.asarray(arr) if not hasattr(arr, "shape") else arr, self.place)
+        if tuple(arr.shape) != tuple(self._data.shape):
+            raise ValueError(f"set_value on '{self.name}': shape {list(arr.shape)} does not "
+                             f"match the tensor's shape {self.shape}")
+        if arr.dtype != self._data.dtype:
+            raise TypeError(f"set_value on '{self.name}': dtype {arr.dtype} does not match the "
+                            f"tensor's dtype {self.dtype}")
+        self._data[...] = arr
+
+    def __array__(self, dtype=None, copy=None):
+        arr = as_numpy(self._data)
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def _scalar(self, what):
+        if self._data.size != 1:
+            raise ValueError(f"{what} of a tensor needs exactly one element, got shape "
+                             f"{self.shape}; reduce it first (e.g. .sum() or .any())")
+        return self._data.reshape(()).item()
+
+    def __bool__(self):
+        return bool(self._scalar("bool()"))
+
+    def __int__(self):
+        return int(self._scalar("int()"))
+
+    def __float__(self):
+        return float(self._scalar("float()"))
+
+    def __index__(self):
+        if not _dtypes.is_integer(self.dtype) and not _dtypes.is_bool(self.dtype):
+            raise TypeError(f"a {self.dtype} tensor cannot be used as an index; cast it to int")
+        return int(self._scalar("index"))
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    def __repr__(self):
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient},\n       {np.array2string(self.numpy(), prefix='       ')})")
+
+    __str__ = __repr__
+
+    # -- autograd --------------------------------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """Accumulate d(self)/d(leaf) into every leaf that needs a gradient."""
+        if not _mode.in_dynamic_mode():
+            raise RuntimeError("Tensor.backward() is for eager mode; in a static program use "
+                               "core.append_backward(loss) or optimizer.minimize(loss)")
+        if grad_tensor is not None and not isinstance(grad_tensor, Tensor) and \
+                not hasattr(grad_tensor, "shape"):
+            grad_tensor = None  # a fluid BackwardStrategy object: nothing to configure here
+        grad = grad_tensor._data if isinstance(grad_tensor, Tensor) else grad_tensor
+        run_backward(self, grad, retain_graph)
+
+    def gradient(self):
+        """The accumulated gradient as a numpy array, or None when there is none."""
+        return None if self._grad is None else as_numpy(self._grad)
+
+    def clear_gradient(self, set_to_zero=True):
+        """Zero the gradient in place (or drop it with ``set_to_zero=False``)."""
+        if self._grad is not None and set_to_zero:
+            self._grad[...] = 0
+        else:
+            self._grad = None
+
+    def detach(self):
+        """A new tensor sharing the data, cut off from the graph (stop_gradient=True)."""
+        t = _wrap(self._data, None, (0, None))
+        t._detached = True
+        return t
+
+    def clone(self):
+        return apply("assign", [self])
+
+    # -- fast paths for the commonest binary ops (same semantics as the generic path) ---------------
+    def __add__(self, other):
+        return _binary(self, other, _ADD, _np_add, False)
+
+    def __radd__(self, other):
+        return _binary(self, other, _ADD, _np_add, True)
+
+    def __sub__(self, other):
+        return _binary(self, other, _SUB, _np_sub, False)
+
+    def __rsub__(self, other):
+        return _binary(self, other, _SUB, _np_sub, True)
+
+    def __mul__(self, other):
+        return _binary(self, other, _MUL, _np_mul, False)
+
+    def __rmul__(self, other):
+        return _binary(self, other, _MUL, _np_mul, True)
+
+    def __truediv__(self, other):
+        return _binary(self, other, _DIV, _np_div, False)
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, _DIV, _np_div, True)
+
+
+class Parameter(Tensor):
+    """A trainable eager tensor owned by a Layer (stop_gradient False, persistable)."""
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
+                 "do_model_average")
+
+    def __init__(self, data, name=None, trainable=True, optimize_attr=None, regularizer=None,
+                 need_clip=True):
+        super().__init__(data, name=name, stop_gradient=not trainable, persistable=True)
+        self.trainable = trainable
+        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
+        self.regularizer = regularizer
+        self.need_clip = need_clip
+        self.is_distributed = False
+        self.do_model_average = None
+
+    def __repr__(self):
+        return "Parameter " + self.name + ": " + super().__repr__()
+
+
+_new = object.__new__
+
+
+def _wrap(data, node, out_idx):
+    """A Tensor around ``data``; needs a gradient (and links to ``node``) when node is set."""
+    t = _new(Tensor)
+    t._data = data
+    t._name = None
+    t._grad = None
+    t._node = node
+    t._out_idx = out_idx
+    t._detached = False
+    t.persistable = False
+    t.stop_gradient = node is None
+    return t
+
+
+_ADD, _SUB, _MUL, _DIV = (get_op(n) for n in ("elementwise_add", "elementwise_sub",
+                                               "elementwise_mul", "elementwise_div"))
+_np_add, _np_sub, _np_mul, _np_div = np.add, np.subtract, np.multiply, np.true_divide
+_DEFAULT_ATTRS = {"axis": -1}
+_Real = numbers.Real
+
+
+def _binary(a, b, op, ufunc, reflected):
+    """``a (op) b`` (or ``b (op) a`` when reflected) for a Tensor ``a``."""
+    bt = type(b)
+    if not _mode._state["dynamic"] or not (bt is Tensor or bt is Parameter or
+                                           (isinstance(b, _Real) and bt is not np.ndarray)):
+        inputs = [b, a] if reflected else [a, b]
+        return apply(op.type, inputs)
+    ad = a._data
+    if bt is Tensor or bt is Parameter:
+        bd = b._data
+        requires = not (a.stop_gradient and b.stop_gradient)
+    else:
+        bd = b
+        requires = not a.stop_gradient
+    if type(ad) is not np.ndarray or (type(bd) is not np.ndarray and not isinstance(bd, _Real)):
+        inputs = [b, a] if reflected else [a, b]
+        return apply(op.type, inputs)
+    if reflected:
+        a, b, ad, bd = b, a, bd, ad
+    try:
+        out = ufunc(ad, bd)
+    except ValueError:
+        return apply(op.type, [a, b])  # the generic path raises the descriptive OpError
+    if requires and _grad_state["enabled"]:
+        node = Node(op, [a, b], [ad, bd], [out], _DEFAULT_ATTRS)
+        return _wrap(out, node, (0, None))
+    return _wrap(out, None, (0, None))
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _default_float(arr):
+    return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """An eager tensor from a scalar, (nested) list, ndarray or Tensor (always a copy).
+
+    Python floats become float32 and ints int64 unless ``dtype`` says otherwise; a numpy array
+    keeps its dtype. Inside a static program this emits an ``assign`` op instead (see
+    :func:`to_variable`).
+    """
+    if not _mode.in_dynamic_mode():
+        return to_variable(data, dtype=dtype)
+    if isinstance(data, Tensor):
+        arr = data._data.copy()
+    else:
+        from_python = not hasattr(data, "dtype") and not hasattr(data, "__array__")
+        try:
+            arr = np.array(data)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__}: {e}") \
+                from None
+        if arr.dtype == object:
+            raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
+                            "numeric")
+        if from_python:
+            arr = _default_float(arr)
+    if dtype is not None:
+        arr = arr.astype(_dtypes.convert_dtype(dtype), copy=False)
+    else:
+        _dtypes.convert_dtype(arr.dtype)  # rejects unsupported dtypes with a clear message
+    arr = to_place(arr, place if place is not None else default_place())
+    return Tensor(arr, stop_gradient=stop_gradient)
+
+
+def to_variable(value, name=None, zero_copy=None, dtype=None):
+    """fluid's ``to_variable``: an eager tensor from an ndarray (dtype kept) or a Tensor.
+
+    Inside a declarative function or a static program it accepts a Variable or an ndarray
+    and emits an ``assign`` op, so converted ``forward`` code can keep calling it.
+    """
+    if not _mode.in_dynamic_mode():
+        if dtype is not None and hasattr(value, "astype") and not hasattr(value, "block"):
+            value = np.asarray(value).astype(_dtypes.convert_dtype(dtype))
+        return apply("assign", [value])
+    if isinstance(value, Tensor):
+        t = Tensor(value._data.copy(), name=name)
+        return t
+    if isinstance(value, (list, tuple, numbers.Number)):
+        return to_tensor(value, dtype=dtype)
+    if not hasattr(value, "shape"):
+        raise TypeError(f"to_variable expects an ndarray or a Tensor, got {type(value).__name__}")
+    arr = to_place(value, default_place())
+    if arr is value:
+        arr = arr.copy()
+    if dtype is not None:
+        arr = arr.astype(_dtypes.convert_dtype(dtype), copy=False)
+    _dtypes.convert_dtype(arr.dtype)
+    return Tensor(arr, name=name)
