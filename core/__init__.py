@@ -1,13 +1,26 @@
 """dy2static's tensor core: eager tensors with autograd, the op set, layers, optimizers,
 static programs and their executor, save/load."""
-from . import ops  # noqa: F401  (registers every op before anything uses the registry)
+from . import ops  # registers every op before anything uses the registry
+from . import backend, dtypes, mode, random, unique_name
+from ._reexport import reexport
 from .autograd import no_grad
 from .backend import CPUPlace, CUDAPlace, is_compiled_with_cuda
 from .mode import (disable_imperative, disable_static, enable_imperative, enable_static,
                    in_dynamic_mode)
 from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
+from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer  # noqa: E402
+from . import static, serialization, io, reader, dataset, dygraph, imperative  # noqa: E402
 
-__all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "disable_imperative",
-           "disable_static", "enable_imperative", "enable_static", "in_dynamic_mode",
-           "is_compiled_with_cuda", "no_grad", "seed", "to_tensor", "to_variable"]
+__all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "dataset",
+           "disable_imperative", "disable_static", "dtypes", "dygraph", "enable_imperative",
+           "enable_static", "imperative", "in_dynamic_mode", "initializer", "io",
+           "is_compiled_with_cuda", "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer",
+           "param_attr", "random", "reader", "regularizer", "seed", "serialization", "static",
+           "to_tensor", "to_variable", "unique_name"]
+# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, save/load.
+__all__ += reexport(globals(), [static, param_attr, reader])
+__all__ += [n for n in ("save", "load") if n in getattr(io, "__all__", ())]
+for _n in __all__[-2:]:
+    if _n in ("save", "load"):
+        globals()[_n] = getattr(io, _n)

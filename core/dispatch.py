@@ -32,14 +32,20 @@ def kernel_context(xp, place):
     return ctx
 
 
-def apply(op_type, inputs, attrs=None):
-    """Run (eager) or append (static) op ``op_type``; see the module docstring."""
+def apply(op_type, inputs, attrs=None, outputs=None):
+    """Run (eager) or append (static) op ``op_type``; see the module docstring.
+
+    ``outputs`` optionally maps an output slot index to an existing tensor / Variable that
+    receives that output in place (running statistics of batch_norm, ``increment``, optimizer
+    state): eager mode replaces that tensor's data, static mode makes the operator write the
+    existing variable.
+    """
     op = get_op(op_type)
     if _mode._state["dynamic"]:
-        return eager_apply(op, inputs, attrs)
+        return eager_apply(op, inputs, attrs, outputs)
     from .static.builder import append_op
 
-    return append_op(op, inputs, op.full_attrs(attrs))
+    return append_op(op, inputs, op.full_attrs(attrs), outputs)
 
 
 def _arrays_of(op, inputs, Tensor):
@@ -78,7 +84,7 @@ def _reject_variable(op, k, v):
             "(core.enable_static() / program_guard) or pass eager tensors")
 
 
-def eager_apply(op, inputs, attrs=None):
+def eager_apply(op, inputs, attrs=None, outputs=None):
     """Run ``op`` now on eager tensors; record the tape when a gradient is needed."""
     from .tensor import Tensor, _wrap
 
@@ -105,6 +111,11 @@ def eager_apply(op, inputs, attrs=None):
     node = Node(op, list(inputs), arrays, list(outs), attrs) if grad else None
     results = []
     for k, out in enumerate(outs):
+        if outputs and k in outputs:
+            target = outputs[k]
+            target._data = out
+            results.append(target)
+            continue
         diff = grad and slot_name(op.outputs[k]) not in op.nondiff_outputs
         if isinstance(out, (list, tuple)):
             results.append([_wrap(a, node if diff else None, (k, j)) for j, a in enumerate(out)])

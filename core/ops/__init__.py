@@ -1,5 +1,6 @@
 """The op set. Importing this package registers every op (one module per family)."""
-from . import registry
-from . import elementwise  # noqa: F401  (registers ops)
+from . import (activation, control_flow, creation, elementwise, indexing, loss, math, nn,
+               optimizer, reduce, registry, shape)
 
-__all__ = ["registry"]
+__all__ = ["activation", "control_flow", "creation", "elementwise", "indexing", "loss", "math",
+           "nn", "optimizer", "reduce", "registry", "shape"]

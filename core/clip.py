@@ -1,0 +1,3 @@
+"""clip (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Datasets (placeholder)."""
+
+__all__ = []

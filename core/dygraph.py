@@ -1,0 +1,3 @@
+"""dygraph (placeholder)."""
+
+__all__ = []

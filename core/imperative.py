@@ -1,0 +1,3 @@
+"""imperative (placeholder)."""
+
+__all__ = []

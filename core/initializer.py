@@ -1,0 +1,3 @@
+"""initializer (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""io (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,11 @@
+"""The functional API (``core.layers``): one function per op, in both modes.
+
+In eager mode a call computes now and records the tape; in static mode it appends an operator
+to the current block and returns a Variable. Names and arguments follow
+``paddle.fluid.layers``.
+"""
+from .._reexport import reexport
+from . import activation, control_flow, creation, loss, math, nn, reduce, shape
+
+__all__ = reexport(globals(), [math, activation, reduce, creation, shape, nn, loss,
+                               control_flow])

@@ -1,0 +1,3 @@
+"""Functional API: activation."""
+
+__all__ = []

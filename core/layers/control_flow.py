@@ -1,0 +1,3 @@
+"""Functional API: control_flow."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Functional API: creation."""
+
+__all__ = []

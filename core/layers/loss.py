@@ -1,0 +1,3 @@
+"""Functional API: loss."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Functional API: math."""
+
+__all__ = []

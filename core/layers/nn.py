@@ -1,0 +1,3 @@
+"""Functional API: nn."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Functional API: reduce."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Functional API: shape."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""lr (placeholder)."""
+
+__all__ = []

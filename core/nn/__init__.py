@@ -1,0 +1,3 @@
+"""Layers (placeholder)."""
+
+__all__ = []

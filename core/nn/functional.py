@@ -1,0 +1,3 @@
+"""2.0 spellings of the ops."""
+
+__all__ = []

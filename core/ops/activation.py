@@ -1,0 +1,3 @@
+"""Activation ops."""
+
+__all__ = []

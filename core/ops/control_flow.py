@@ -1,0 +1,3 @@
+"""Control-flow ops."""
+
+__all__ = []

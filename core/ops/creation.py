@@ -1,0 +1,3 @@
+"""Creation and random ops."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Indexing op (getitem)."""
+
+__all__ = []

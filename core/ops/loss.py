@@ -1,0 +1,3 @@
+"""Loss and metric ops."""
+
+__all__ = []

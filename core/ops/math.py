@@ -1,0 +1,3 @@
+"""Math ops: scale, unary math, sums, matmul, mul, cast, assign (placeholder until filled)."""
+
+__all__ = []

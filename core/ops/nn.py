@@ -1,0 +1,3 @@
+"""Neural-network ops."""
+
+__all__ = []

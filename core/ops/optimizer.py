@@ -1,0 +1,3 @@
+"""Optimizer update ops."""
+
+__all__ = []

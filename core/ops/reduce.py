@@ -1,0 +1,3 @@
+"""Reduction ops."""
+
+__all__ = []

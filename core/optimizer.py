@@ -1,0 +1,3 @@
+"""optimizer (placeholder)."""
+
+__all__ = []

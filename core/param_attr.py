@@ -1,0 +1,3 @@
+"""param_attr (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""reader (placeholder)."""
+
+__all__ = []

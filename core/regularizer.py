@@ -1,0 +1,3 @@
+"""regularizer (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""serialization (placeholder)."""
+
+__all__ = []

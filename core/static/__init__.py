@@ -1,0 +1,3 @@
+"""Static programs: Program IR, builder, executor, static autograd (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Static autograd."""
+
+__all__ = []

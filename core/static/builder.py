@@ -1,0 +1,3 @@
+"""Static op builder."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""dygraph-to-static translator (placeholder)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Source conversion entry point (placeholder)."""
+
+__all__ = []

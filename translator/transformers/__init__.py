@@ -1,0 +1,3 @@
+"""Transformers (placeholder)."""
+
+__all__ = []
