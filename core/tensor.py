@@ -175,32 +175,6 @@ class Tensor(TensorOps):
     def clone(self):
         return apply("assign", [self])
 
-    # -- fast paths for the commonest binary ops (same semantics as the generic path) ---------------
-    def __add__(self, other):
-        return _binary(self, other, _ADD, _np_add, False)
-
-    def __radd__(self, other):
-        return _binary(self, other, _ADD, _np_add, True)
-
-    def __sub__(self, other):
-        return _binary(self, other, _SUB, _np_sub, False)
-
-    def __rsub__(self, other):
-        return _binary(self, other, _SUB, _np_sub, True)
-
-    def __mul__(self, other):
-        return _binary(self, other, _MUL, _np_mul, False)
-
-    def __rmul__(self, other):
-        return _binary(self, other, _MUL, _np_mul, True)
-
-    def __truediv__(self, other):
-        return _binary(self, other, _DIV, _np_div, False)
-
-    def __rtruediv__(self, other):
-        return _binary(self, other, _DIV, _np_div, True)
-
-
 class Parameter(Tensor):
     """A trainable eager tensor owned by a Layer (stop_gradient False, persistable)."""
 
@@ -238,40 +212,57 @@ def _wrap(data, node, out_idx):
     return t
 
 
-_ADD, _SUB, _MUL, _DIV = (get_op(n) for n in ("elementwise_add", "elementwise_sub",
-                                               "elementwise_mul", "elementwise_div"))
-_np_add, _np_sub, _np_mul, _np_div = np.add, np.subtract, np.multiply, np.true_divide
-_DEFAULT_ATTRS = {"axis": -1}
-_Real = numbers.Real
+def _make_binary(op_type, ufunc, reflected):
+    """``Tensor.__add__``-style method: the generic dispatch path, shortened for the common
+    eager case of numpy-backed tensors and Python scalars (same results, same tape)."""
+    op = get_op(op_type)
+    attrs = op.full_attrs(None)
+    mode_state, grad_state, ndarray, new = _mode._state, _grad_state, np.ndarray, object.__new__
+
+    def method(self, other):
+        ot = type(other)
+        if ot is Tensor or ot is Parameter:
+            od = other._data
+            requires = not (self.stop_gradient and other.stop_gradient)
+            if type(od) is not ndarray:
+                return apply(op_type, [other, self] if reflected else [self, other])
+        elif ot is float or ot is int:
+            od = other
+            requires = not self.stop_gradient
+        else:
+            return apply(op_type, [other, self] if reflected else [self, other])
+        sd = self._data
+        if type(sd) is not ndarray or not mode_state["dynamic"]:
+            return apply(op_type, [other, self] if reflected else [self, other])
+        try:
+            out = ufunc(od, sd) if reflected else ufunc(sd, od)
+        except ValueError:  # the generic path raises the descriptive OpError
+            return apply(op_type, [other, self] if reflected else [self, other])
+        t = new(Tensor)
+        t._data = out
+        t._name = t._grad = None
+        t._out_idx = (0, None)
+        t._detached = t.persistable = False
+        if requires and grad_state["enabled"]:
+            if reflected:
+                t._node = Node(op, (other, self), (od, sd), (out,), attrs)
+            else:
+                t._node = Node(op, (self, other), (sd, od), (out,), attrs)
+            t.stop_gradient = False
+        else:
+            t._node = None
+            t.stop_gradient = True
+        return t
+
+    method.__name__ = ("__r%s__" if reflected else "__%s__") % ufunc.__name__
+    return method
 
 
-def _binary(a, b, op, ufunc, reflected):
-    """``a (op) b`` (or ``b (op) a`` when reflected) for a Tensor ``a``."""
-    bt = type(b)
-    if not _mode._state["dynamic"] or not (bt is Tensor or bt is Parameter or
-                                           (isinstance(b, _Real) and bt is not np.ndarray)):
-        inputs = [b, a] if reflected else [a, b]
-        return apply(op.type, inputs)
-    ad = a._data
-    if bt is Tensor or bt is Parameter:
-        bd = b._data
-        requires = not (a.stop_gradient and b.stop_gradient)
-    else:
-        bd = b
-        requires = not a.stop_gradient
-    if type(ad) is not np.ndarray or (type(bd) is not np.ndarray and not isinstance(bd, _Real)):
-        inputs = [b, a] if reflected else [a, b]
-        return apply(op.type, inputs)
-    if reflected:
-        a, b, ad, bd = b, a, bd, ad
-    try:
-        out = ufunc(ad, bd)
-    except ValueError:
-        return apply(op.type, [a, b])  # the generic path raises the descriptive OpError
-    if requires and _grad_state["enabled"]:
-        node = Node(op, [a, b], [ad, bd], [out], _DEFAULT_ATTRS)
-        return _wrap(out, node, (0, None))
-    return _wrap(out, None, (0, None))
+for _name, _op, _uf in (("add", "elementwise_add", np.add), ("sub", "elementwise_sub", np.subtract),
+                        ("mul", "elementwise_mul", np.multiply),
+                        ("truediv", "elementwise_div", np.true_divide)):
+    setattr(Tensor, f"__{_name}__", _make_binary(_op, _uf, False))
+    setattr(Tensor, f"__r{_name}__", _make_binary(_op, _uf, True))
 
 
 def is_tensor(x):
