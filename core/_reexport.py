@@ -1,4 +1,5 @@
 """Collect the public names of submodules into a package namespace (their ``__all__``)."""
+import types
 
 __all__ = ["reexport"]
 
@@ -8,7 +9,11 @@ def reexport(namespace, modules):
     names = []
     for m in modules:
         for n in m.__all__:
-            if n in namespace and namespace[n] is not getattr(m, n):
+            old = namespace.get(n)
+            # NOTE: a public function may share its name with a submodule (``layers.shape``);
+            # the function wins, the module stays importable by its dotted name.
+            if old is not None and old is not getattr(m, n) and \
+                    not isinstance(old, types.ModuleType):
                 raise ImportError(f"{m.__name__}.{n} clashes with another public name")
             namespace[n] = getattr(m, n)
             names.append(n)

@@ -12,7 +12,8 @@ from .backend import array_module_of, place_of
 from .errors import describe_value
 from .ops.registry import KernelContext, is_list_slot, slot_name
 
-__all__ = ["Node", "no_grad", "is_grad_enabled", "set_grad_enabled", "run_backward"]
+__all__ = ["Node", "no_grad", "is_grad_enabled", "set_grad_enabled", "run_backward",
+           "register_tensor_type"]
 
 _grad_state = {"enabled": True}
 
@@ -60,38 +61,49 @@ class Node:
         self.attrs = attrs
 
 
-def _input_tensors(node):
-    """(slot index, position or None, tensor) for every Tensor input of ``node``."""
-    from .tensor import Tensor
+_tensor_type = []  # core.tensor registers Tensor here (it imports this module first)
 
+
+def register_tensor_type(cls):
+    _tensor_type.append(cls)
+
+
+def _input_tensors(node):
+    """[(slot index, position or None, tensor)] for every Tensor input of ``node``."""
+    tensor = _tensor_type[0]
+    res = []
     for i, v in enumerate(node.inputs):
-        if isinstance(v, Tensor):
-            yield i, None, v
-        elif isinstance(v, (list, tuple)):
+        tv = type(v)
+        if tv is list or tv is tuple:
             for j, t in enumerate(v):
-                if isinstance(t, Tensor):
-                    yield i, j, t
+                if isinstance(t, tensor):
+                    res.append((i, j, t))
+        elif isinstance(v, tensor):
+            res.append((i, None, v))
+    return res
 
 
 def _topo_order(root):
-    """Nodes reachable from ``root`` through inputs that need grad, producers before users."""
-    order, state = [], {id(root): 1}
-    stack = [(root, iter(list(_input_tensors(root))))]
+    """Nodes reachable from ``root`` through inputs that need grad, producers before users,
+    and each node's tensor inputs (computed once)."""
+    order, inputs_of = [], {}
+    ins = inputs_of[id(root)] = _input_tensors(root)
+    stack = [(root, ins, 0)]
     while stack:
-        node, it = stack[-1]
-        advanced = False
-        for _, _, t in it:
+        node, ins, k = stack.pop()
+        while k < len(ins):
+            t = ins[k][2]
+            k += 1
             child = t._node
-            if child is None or t.stop_gradient or id(child) in state:
+            if child is None or t.stop_gradient or id(child) in inputs_of:
                 continue
-            state[id(child)] = 1
-            stack.append((child, iter(list(_input_tensors(child)))))
-            advanced = True
+            cins = inputs_of[id(child)] = _input_tensors(child)
+            stack.append((node, ins, k))
+            stack.append((child, cins, 0))
             break
-        if not advanced:
-            stack.pop()
+        else:
             order.append(node)
-    return order
+    return order, inputs_of
 
 
 def _accumulate(slots, idx, g):
@@ -145,32 +157,33 @@ def run_backward(root, grad=None, retain_graph=False):
             "computation that produced it needs a gradient (set stop_gradient=False on them)")
     node = root._node
     if node is None:  # a leaf
-        root._grad = seed if root._grad is None else root._grad + seed
+        root._grad = seed.copy() if root._grad is None else root._grad + seed
         return
     if node.in_arrays is None:
         raise RuntimeError(
             f"backward through op '{node.op.type}' a second time: its graph was freed by the "
             "first backward; pass retain_graph=True to the first call")
-    order = _topo_order(node)
+    order, inputs_of = _topo_order(node)
     grads = {id(n): _empty_grads(n) for n in order}
     _accumulate(grads[id(node)], root._out_idx, seed)
-    place = place_of(root._data)
+    ctx = KernelContext(xp, place_of(root._data))
     for n in reversed(order):
         if n.in_arrays is None:
             raise RuntimeError(
                 f"backward through op '{n.op.type}' a second time: its graph was freed by an "
                 "earlier backward; pass retain_graph=True to that call")
         op = n.op
-        tensors = list(_input_tensors(n))
+        tensors = inputs_of[id(n)]
         needs = [False] * len(op.inputs)
         for i, _, t in tensors:
             if not t.stop_gradient:
                 needs[i] = True
-        for i in range(len(needs)):
-            if needs[i] and slot_name(op.inputs[i]) in op.nondiff_inputs:
-                needs[i] = False
-        if any(needs):
-            ctx = KernelContext(xp, place, needs_grad=tuple(needs))
+        if op.nondiff_inputs:
+            for i in range(len(needs)):
+                if needs[i] and slot_name(op.inputs[i]) in op.nondiff_inputs:
+                    needs[i] = False
+        if True in needs:
+            ctx.needs_grad = tuple(needs)
             in_grads = op.backward(ctx, n.in_arrays, n.out_arrays, _douts(n, grads[id(n)], xp),
                                    **n.attrs)
             if not isinstance(in_grads, (tuple, list)) or len(in_grads) != len(op.inputs):
@@ -188,9 +201,12 @@ def run_backward(root, grad=None, retain_graph=False):
             g = in_grads[i] if j is None else in_grads[i][j]
             if g is None:
                 continue
-            g = _check_grad(n, t, g)
+            if g.shape != t._data.shape or g.dtype != t._data.dtype:
+                g = _check_grad(n, t, g)
             if t._node is None:
-                t._grad = g if t._grad is None else t._grad + g
+                # NOTE: a copy on first store: kernels may return one array (or views of it)
+                # for several inputs, and leaf gradients are modified in place later.
+                t._grad = g.copy() if t._grad is None else t._grad + g
             else:
                 _accumulate(grads[id(t._node)], t._out_idx, g)
         grads[id(n)] = None

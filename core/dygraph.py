@@ -1,3 +1,85 @@
-"""dygraph (placeholder)."""
+"""``core.dygraph``: the fluid 1.8 ``fluid.dygraph`` namespace (eager mode, layers, save/load).
 
-__all__ = []
+``guard`` runs its block in eager mode; ``save_dygraph`` / ``load_dygraph`` are
+:func:`core.io.save` / :func:`core.io.load`.
+"""
+from .autograd import no_grad
+from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
+from .nn import (
+    BatchNorm,
+    Conv2D,
+    Dropout,
+    Embedding,
+    Layer,
+    LayerList,
+    LayerNorm,
+    Linear,
+    ParameterList,
+    Pool2D,
+    Sequential,
+)
+from .tensor import to_variable
+
+__all__ = [
+    "BackwardStrategy",
+    "BatchNorm",
+    "Conv2D",
+    "Dropout",
+    "Embedding",
+    "Layer",
+    "LayerList",
+    "LayerNorm",
+    "Linear",
+    "ParameterList",
+    "Pool2D",
+    "Sequential",
+    "disable_dygraph",
+    "disable_imperative",
+    "enable_dygraph",
+    "enable_imperative",
+    "enabled",
+    "guard",
+    "load_dygraph",
+    "no_grad",
+    "save_dygraph",
+    "to_variable",
+]
+
+
+def enabled():
+    """True in eager (dygraph) mode."""
+    return in_dynamic_mode()
+
+
+def enable_dygraph(place=None):
+    """Switch to eager mode (``fluid.enable_dygraph``)."""
+    enable_imperative(place)
+
+
+def disable_dygraph():
+    """Switch to static mode (``fluid.disable_dygraph``)."""
+    disable_imperative()
+
+
+def save_dygraph(state_dict, model_path):
+    """Save a Layer's (``.pdparams``) or an optimizer's (``.pdopt``) state dict at prefix
+    ``model_path``."""
+    from . import io
+
+    return io.save(state_dict, model_path)
+
+
+def load_dygraph(model_path):
+    """``(param_dict, optimizer_dict)`` saved at prefix ``model_path`` (None for an absent
+    file)."""
+    from . import io
+
+    return io.load(model_path)
+
+
+class BackwardStrategy:
+    """fluid 1.8's backward options. The tape always sums gradients in a fixed order, so
+    ``sort_sum_gradient`` is accepted and has no further effect."""
+
+    def __init__(self):
+        self.sort_sum_gradient = False

@@ -1,3 +1,36 @@
-"""imperative (placeholder)."""
+"""``core.imperative``: the 2.0-alpha ``paddle.imperative`` namespace."""
+from .autograd import no_grad
+from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
+from .tensor import to_variable
 
-__all__ = []
+__all__ = ["disable", "enable", "enabled", "guard", "load", "no_grad", "save", "to_variable"]
+
+
+def enable(place=None):
+    """Switch to imperative (eager) mode, optionally on ``place``."""
+    enable_imperative(place)
+
+
+def disable():
+    """Switch to static mode."""
+    disable_imperative()
+
+
+def enabled():
+    """True in imperative (eager) mode."""
+    return in_dynamic_mode()
+
+
+def save(state_dict, model_path):
+    """:func:`core.io.save`: a Layer's state dict to ``.pdparams``, an optimizer's to
+    ``.pdopt``."""
+    from . import io
+
+    return io.save(state_dict, model_path)
+
+
+def load(model_path):
+    """:func:`core.io.load`: ``(param_dict, optimizer_dict)``."""
+    from . import io
+
+    return io.load(model_path)

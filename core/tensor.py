@@ -11,7 +11,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from . import mode as _mode
-from .autograd import Node, _grad_state, run_backward
+from .autograd import Node, _grad_state, register_tensor_type, run_backward
 from .backend import as_numpy, default_place, place_of, to_place
 from .dispatch import apply
 from .ops.registry import get_op
@@ -174,6 +174,9 @@ class Tensor(TensorOps):
 
     def clone(self):
         return apply("assign", [self])
+
+register_tensor_type(Tensor)
+
 
 class Parameter(Tensor):
     """A trainable eager tensor owned by a Layer (stop_gradient False, persistable)."""

@@ -1,3 +1,13 @@
-"""dygraph-to-static translator (placeholder)."""
+"""dygraph-to-static: ``declarative`` / ``to_static``, ``ProgramTranslator``, ``TracedLayer``,
+``InputSpec``, and the command line tool (``python -m translator``).
 
-__all__ = []
+``translator`` depends on ``core``; ``core`` never imports ``translator``.
+"""
+from .convert import not_to_static
+from .input_spec import InputSpec
+from .program_translator import (ConcreteProgram, ProgramTranslator, StaticFunction, declarative,
+                                 to_static)
+from .traced_layer import TracedLayer
+
+__all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",
+           "InputSpec", "TracedLayer", "not_to_static"]

@@ -1,3 +1,231 @@
-"""Source conversion entry point (placeholder)."""
+"""Source conversion: turn a Python function into its converted ("static-ready") twin.
 
-__all__ = []
+API (used by ``program_translator.py``, ``__main__.py`` and ``convert_ops.convert_call``):
+
+* ``convert_to_static(func)`` -- the converted function (cached per function object; the
+  compiled code is cached per code object). Accepts plain functions, bound methods (the
+  result is bound to the same instance), ``StaticFunction`` objects (their
+  ``dygraph_function``) and Layers (their ``forward``). The result runs with the original
+  function's globals, defaults and *closure cells*. An exception raised inside it carries
+  notes naming the user's file, line and source (``origin_info.add_origin_notes``).
+* ``get_code(func, with_origin=False)`` -- the converted source; with ``with_origin`` a
+  ``# file:line`` comment precedes each statement, naming the user's line it came from.
+* ``get_passes(func, with_origin=False)`` -- ``[(pass_name, source_after_pass), ...]``,
+  starting with ``("original", ...)``.
+* ``not_to_static(func)`` -- decorator: ``convert_call`` leaves the function unconverted.
+* ``ConversionError`` -- raised for what cannot be converted.
+
+Unsupported constructs, and what happens (one choice per construct):
+
+* ``yield`` / ``yield from`` (generators), ``async def`` / ``await`` / ``async for`` /
+  ``async with``: ``ConversionError`` naming the construct, file and line.
+* lambdas, builtins and functions without available source: ``convert_to_static`` raises
+  ``ConversionError``; ``convert_call`` calls them unconverted (they are usually library code).
+* ``global`` names assigned under converted control flow are declared ``global`` in the
+  generated functions; ``nonlocal`` works (generated functions re-declare it).
+* ``try``/``with`` around tensor control flow: converted like any block; the ``cond``/
+  ``while`` op is built inside the ``try``/``with``.
+"""
+import inspect
+import textwrap
+import types
+import weakref
+
+import gast
+
+from . import convert_ops, loader, origin_info, static_analysis
+from .gast_nodes import function_def
+from .templates import replace
+from .transformers import PASSES
+
+__all__ = [
+    "HELPERS_NAME",
+    "Context",
+    "ConversionError",
+    "convert_to_static",
+    "get_code",
+    "get_passes",
+    "not_to_static",
+]
+
+HELPERS_NAME = "_d2s"
+_UNSUPPORTED = {
+    gast.Yield: "'yield' (generator functions)", gast.YieldFrom: "'yield from'",
+    gast.Await: "'await'", gast.AsyncFunctionDef: "'async def'",
+    gast.AsyncFor: "'async for'", gast.AsyncWith: "'async with'",
+}
+
+
+class ConversionError(Exception):
+    """A function (or a construct in it) cannot be converted; the message says which."""
+
+
+def not_to_static(func):
+    """Decorator: calls to ``func`` from converted code run it as written (unconverted)."""
+    func._d2s_not_to_static = True
+    return func
+
+
+class Context:
+    """What a transformer needs: where the code came from, and fresh names."""
+
+    def __init__(self, filename, line_offset, tree):
+        self.filename = filename
+        self.line_offset = line_offset
+        self.helpers = HELPERS_NAME
+        self._used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        self._used |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        self._used.add(HELPERS_NAME)
+        self.generated_functions = set()
+
+    def new_function_name(self, base):
+        """A fresh name for a generated function (never part of any construct's state)."""
+        result = self.new_name(base)
+        self.generated_functions.add(result)
+        return result
+
+    def new_name(self, base):
+        """An identifier not used in the function, e.g. ``__true_fn_0``."""
+        k = 0
+        while f"__{base}_{k}" in self._used:
+            k += 1
+        result = f"__{base}_{k}"
+        self._used.add(result)
+        return result
+
+    def where(self, node):
+        """``file:line`` of ``node`` in the user's file."""
+        return f"{self.filename}:{(getattr(node, 'lineno', None) or 1) + self.line_offset}"
+
+    def globals_in(self, fn_node):
+        return static_analysis.declared_globals(fn_node)
+
+
+def _unwrap(func):
+    """(plain function, instance to bind or None) for the accepted callables."""
+    if hasattr(func, "dygraph_function"):
+        inst = getattr(func, "instance", None)
+        return _unwrap(func.dygraph_function)[0], inst
+    if isinstance(func, types.MethodType):
+        return _unwrap(func.__func__)[0], func.__self__
+    if not isinstance(func, types.FunctionType) and callable(getattr(func, "forward", None)):
+        return _unwrap(func.forward)[0], func
+    if not isinstance(func, types.FunctionType):
+        raise ConversionError(f"cannot convert {func!r}: not a Python function")
+    return func, None
+
+
+def _parse(func):
+    if func.__name__ == "<lambda>":
+        raise ConversionError(f"cannot convert a lambda ({func.__code__.co_filename}:"
+                              f"{func.__code__.co_firstlineno}); use a def")
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
+                              f"available ({e})") from None
+    tree = gast.parse(source)
+    fn_node = tree.body[0]
+    filename = func.__code__.co_filename
+    offset = func.__code__.co_firstlineno - 1
+    if not isinstance(fn_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        raise ConversionError(f"cannot convert {func.__qualname__} ({filename}:{offset + 1}):"
+                              " its source is not a def statement")
+    for node in gast.walk(fn_node):
+        what = _UNSUPPORTED.get(type(node))
+        if what is not None:
+            raise ConversionError(f"{what} is not supported in converted code: "
+                                  f"{filename}:{(getattr(node, 'lineno', 1) or 1) + offset} "
+                                  f"in {func.__qualname__}")
+    fn_node.decorator_list = []
+    return fn_node, Context(filename, offset, fn_node)
+
+
+def _run_passes(func, keep_stages=False, with_origin=False, only=None):
+    fn_node, ctx = _parse(func)
+    stages = []
+    if keep_stages:
+        stages.append(("original", _text(fn_node, ctx, with_origin)))
+    for pass_name, module in PASSES:
+        if only is not None and pass_name not in only:
+            continue
+        fn_node = module.transform(fn_node, ctx)
+        if keep_stages:
+            stages.append((pass_name, _text(fn_node, ctx, with_origin)))
+    return fn_node, ctx, stages
+
+
+def _text(fn_node, ctx, with_origin):
+    module = gast.Module(body=[fn_node], type_ignores=[])
+    return origin_info.to_source(module, ctx.filename, ctx.line_offset, with_origin)[0]
+
+
+_code_cache = weakref.WeakKeyDictionary()  # original code object -> converted code object
+_func_cache = weakref.WeakKeyDictionary()  # original function -> converted function
+
+
+def _compile(func, only=None):
+    code = _code_cache.get(func.__code__) if only is None else None
+    if code is None:
+        fn_node, ctx, _ = _run_passes(func, only=only)
+        params = [HELPERS_NAME] + list(func.__code__.co_freevars)
+        factory = function_def("__d2s_factory", params, [fn_node] + replace(
+            "return fn", fn=fn_node.name))
+        module = gast.Module(body=[factory], type_ignores=[])
+        text, line_map = origin_info.to_source(module, ctx.filename, ctx.line_offset)
+        code = loader.load(text, ctx.filename, ctx.line_offset + 1, fn_node.name, line_map)
+        if only is None:
+            _code_cache[func.__code__] = code
+    return code
+
+
+def _with_origin_notes(converted):
+    def run_converted(*args, **kwargs):
+        convert_ops.install_origin_provider()
+        try:
+            return convert_ops.check_defined(converted(*args, **kwargs))
+        except Exception as e:
+            origin_info.add_origin_notes(e)
+            raise
+
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        setattr(run_converted, attr, getattr(converted, attr))
+    run_converted.__wrapped__ = converted
+    run_converted.__dy2static_original__ = converted.__dy2static_original__
+    return run_converted
+
+
+def convert_to_static(func, passes=None):
+    """The converted function for ``func`` (see the module docstring). ``passes`` (names from
+    ``transformers.PASSES``) runs only those passes -- for testing one transformer alone;
+    such results are not cached."""
+    plain, instance = _unwrap(func)
+    converted = _func_cache.get(plain) if passes is None else None
+    if converted is None:
+        code = _compile(plain, passes)
+        cells = {HELPERS_NAME: types.CellType(convert_ops)}
+        converted = _with_origin_notes(loader.make_function(code, plain, cells))
+        if passes is None:
+            _func_cache[plain] = converted
+    return types.MethodType(converted, instance) if instance is not None else converted
+
+
+def is_converted(func):
+    """True for functions produced by :func:`convert_to_static` (and code inside them)."""
+    code = getattr(func, "__code__", None)
+    return getattr(func, "__dy2static_original__", None) is not None or (
+        code is not None and origin_info.is_converted_file(code.co_filename))
+
+
+def get_code(func, with_origin=False):
+    """The converted source text of ``func``."""
+    plain, _ = _unwrap(func)
+    fn_node, ctx, _ = _run_passes(plain)
+    return _text(fn_node, ctx, with_origin)
+
+
+def get_passes(func, with_origin=False):
+    """``[(pass_name, source after it)]`` for ``func``, beginning with the original."""
+    plain, _ = _unwrap(func)
+    return _run_passes(plain, keep_stages=True, with_origin=with_origin)[2]
+

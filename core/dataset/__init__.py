@@ -1,3 +1,4 @@
-"""Datasets (placeholder)."""
+"""Datasets (``paddle.dataset``): sample readers for standard data sets."""
+from . import mnist
 
-__all__ = []
+__all__ = ["mnist"]

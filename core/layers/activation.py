@@ -1,3 +1,89 @@
-"""Functional API: activation."""
+"""Functional API: activations (``paddle.fluid.layers`` signatures).
 
-__all__ = []
+Each takes a floating Tensor/Variable and returns one of the same shape and dtype.
+"""
+import numbers
+
+import numpy as np
+
+from ..dispatch import apply
+from .checks import FLOATS, check_axis, check_type, check_variable
+
+__all__ = ["relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "softplus",
+           "softmax", "log_softmax"]
+
+
+def _act(op_type, x, attrs=None, arg="x"):
+    check_variable(x, arg, op_type, dtypes=FLOATS)
+    return apply(op_type, [x], attrs)
+
+
+def _float(value, arg, api):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError(f"{api}(): argument '{arg}' must be a number, got "
+                        f"{type(value).__name__} ({value!r})")
+    return float(value)
+
+
+def relu(x, name=None):
+    """``max(x, 0)``."""
+    return _act("relu", x)
+
+
+def relu6(x, threshold=6.0, name=None):
+    """``min(max(x, 0), threshold)``."""
+    t = _float(threshold, "threshold", "relu6")
+    if t <= 0:
+        raise ValueError(f"relu6(): argument 'threshold' must be positive, got {t}")
+    return _act("relu6", x, {"threshold": t})
+
+
+def sigmoid(x, name=None):
+    """``1 / (1 + exp(-x))``, computed without overflow."""
+    return _act("sigmoid", x)
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent."""
+    return _act("tanh", x)
+
+
+def leaky_relu(x, alpha=0.02, name=None):
+    """``x`` where x > 0, else ``alpha * x``."""
+    return _act("leaky_relu", x, {"alpha": _float(alpha, "alpha", "leaky_relu")})
+
+
+def elu(x, alpha=1.0, name=None):
+    """``x`` where x > 0, else ``alpha * (exp(x) - 1)``."""
+    return _act("elu", x, {"alpha": _float(alpha, "alpha", "elu")})
+
+
+def gelu(x, approximate=False, name=None):
+    """``x * Phi(x)``, Phi the standard normal CDF (exact, through erf), or the tanh
+    approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` when ``approximate``."""
+    check_type(approximate, "approximate", (bool, np.bool_), "gelu")
+    return _act("gelu", x, {"approximate": bool(approximate)})
+
+
+def softplus(x, name=None):
+    """``log(1 + exp(x))``, computed without overflow."""
+    return _act("softplus", x)
+
+
+def _softmax_like(op_type, input, axis):
+    check_variable(input, "input", op_type, dtypes=FLOATS)
+    check_type(axis, "axis", (int, np.integer), op_type)
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError(f"{op_type}(): argument 'axis' must be int, got bool ({axis!r})")
+    axis = check_axis(axis, len(input.shape), "axis", op_type)
+    return apply(op_type, [input], {"axis": axis})
+
+
+def softmax(input, axis=-1, use_cudnn=False, name=None):
+    """``exp(input) / sum(exp(input))`` along ``axis`` (shifted by the max for stability)."""
+    return _softmax_like("softmax", input, axis)
+
+
+def log_softmax(input, axis=-1, name=None):
+    """``input - log(sum(exp(input)))`` along ``axis``."""
+    return _softmax_like("log_softmax", input, axis)

@@ -1,3 +1,208 @@
-"""Functional API: creation."""
+"""Functional API: creating tensors (``paddle.fluid.layers`` signatures): fill_constant, ones,
+zeros, ones_like, zeros_like, assign, range / arange, linspace, uniform_random and
+gaussian_random.
 
-__all__ = []
+``shape`` is a list (or tuple) of non-negative ints and ``dtype`` a dtype name or numpy dtype;
+results have exactly that dtype. In eager mode a 1-element tensor may stand for a number.
+"""
+import numbers
+
+import numpy as np
+
+from .. import mode as _mode
+from ..dispatch import apply
+from ..dtypes import convert_dtype
+from ..ops._shapes import ShapeError
+from ..ops.creation import range_length
+from .checks import check_variable, is_variable_like
+
+__all__ = ["fill_constant", "ones", "zeros", "ones_like", "zeros_like", "assign", "range",
+           "arange", "linspace", "uniform_random", "gaussian_random"]
+
+
+def _shape(shape, api):
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"{api}(): argument 'shape' must be a list of ints, got "
+                        f"{type(shape).__name__} ({shape!r})")
+    dims = []
+    for d in shape:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (numbers.Integral, np.integer)):
+            raise TypeError(f"{api}(): argument 'shape' must hold ints, got {shape!r} (element "
+                            f"{d!r} of type {type(d).__name__})")
+        if d < 0:
+            raise ValueError(f"{api}(): argument 'shape' must hold non-negative dims, got "
+                             f"{list(shape)}")
+        dims.append(int(d))
+    return dims
+
+
+def _dtype(dtype, api, floating=False):
+    try:
+        d = convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{api}(): argument 'dtype': {e}") from None
+    if floating and d.kind != "f":
+        raise TypeError(f"{api}(): argument 'dtype' must be a floating dtype, got {d.name}")
+    return d.name
+
+
+def _number(value, arg, api, allow_bool=False):
+    """A Python number from ``value`` (in eager mode also from a 1-element tensor)."""
+    if is_variable_like(value) and _mode.in_dynamic_mode() and hasattr(value, "numpy") \
+            and int(np.prod(value.shape)) == 1:
+        value = value.numpy().reshape(()).item()
+    if isinstance(value, (bool, np.bool_)):
+        if allow_bool:
+            return bool(value)
+    elif isinstance(value, (numbers.Real, np.number)):
+        return value.item() if isinstance(value, np.generic) else value
+    raise TypeError(f"{api}(): argument '{arg}' must be a number, got {type(value).__name__} "
+                    f"({value!r})")
+
+
+def _out(out, arg, api):
+    return None if out is None else {0: check_variable(out, arg, api)}
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """A tensor of ``shape`` and ``dtype`` filled with ``value`` (written into ``out`` when
+    given)."""
+    api = "fill_constant"
+    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api),
+             "value": _number(value, "value", api, allow_bool=True)}
+    return apply("fill_constant", [], attrs, outputs=_out(out, "out", api))
+
+
+def ones(shape, dtype, force_cpu=False, name=None):
+    """A tensor of ones."""
+    return fill_constant(shape, dtype, 1, force_cpu)
+
+
+def zeros(shape, dtype, force_cpu=False, name=None):
+    """A tensor of zeros."""
+    return fill_constant(shape, dtype, 0, force_cpu)
+
+
+def _fill_like(api, x, value, out):
+    check_variable(x, "x", api)
+    return apply("fill_any_like", [x], {"value": value, "dtype": None},
+                 outputs=_out(out, "out", api))
+
+
+def ones_like(x, out=None, name=None):
+    """Ones with x's shape and dtype."""
+    return _fill_like("ones_like", x, 1, out)
+
+
+def zeros_like(x, out=None, name=None):
+    """Zeros with x's shape and dtype."""
+    return _fill_like("zeros_like", x, 0, out)
+
+
+def assign(input, output=None):
+    """A copy of ``input`` (a Tensor/Variable, ndarray, nested list or scalar), written into
+    ``output`` when given. Python floats become float32 and ints int64; an ndarray keeps its
+    dtype."""
+    api = "assign"
+    outputs = _out(output, "output", api)
+    if is_variable_like(input):
+        return apply("assign", [input], outputs=outputs)
+    if isinstance(input, np.ndarray):
+        arr = input
+    elif isinstance(input, (list, tuple, numbers.Number, np.generic)):
+        try:
+            arr = np.array(input)
+        except ValueError as e:
+            raise TypeError(f"assign(): argument 'input' is not a rectangular list: {e}") \
+                from None
+        if arr.dtype == np.float64 and not isinstance(input, np.generic):
+            arr = arr.astype(np.float32)
+    else:
+        raise TypeError(f"assign(): argument 'input' must be a Tensor, Variable, ndarray, list "
+                        f"or number, got {type(input).__name__}")
+    try:
+        dtype = convert_dtype(arr.dtype).name
+    except TypeError as e:
+        raise TypeError(f"assign(): argument 'input' has an unsupported dtype: {e}") from None
+    if _mode.in_dynamic_mode():
+        return apply("assign", [arr], outputs=outputs)
+    attrs = {"shape": list(arr.shape), "dtype": dtype, "values": arr.ravel().tolist()}
+    return apply("assign_value", [], attrs, outputs=outputs)
+
+
+def _range(api, start, end, step, dtype):
+    start = _number(start, "start", api)
+    end = _number(end, "end", api)
+    step = _number(step, "step", api)
+    if step == 0:
+        raise ValueError(f"{api}(): argument 'step' must not be 0")
+    try:
+        range_length(start, end, step)
+    except (ShapeError, OverflowError, ValueError) as e:
+        raise ValueError(f"{api}(): arguments start={start}, end={end}, step={step}: {e}") \
+            from None
+    return apply("range", [], {"start": start, "end": end, "step": step,
+                               "dtype": _dtype(dtype, api)})
+
+
+def range(start, end, step, dtype, name=None):
+    """``start, start + step, ...`` up to, not including, ``end``, of ``dtype``."""
+    return _range("range", start, end, step, dtype)
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """``arange(n)`` is ``0 .. n-1``; ``dtype`` None gives int64 when every bound is an int,
+    else float32."""
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        bounds = [_number(v, n, "arange") for v, n in ((start, "start"), (end, "end"),
+                                                        (step, "step"))]
+        dtype = "int64" if all(isinstance(v, numbers.Integral) for v in bounds) else "float32"
+    return _range("arange", start, end, step, dtype)
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 by
+    default)."""
+    api = "linspace"
+    num = _number(num, "num", api)
+    if not isinstance(num, numbers.Integral) or num < 1:
+        raise ValueError(f"linspace(): argument 'num' must be a positive int, got {num!r}")
+    attrs = {"start": float(_number(start, "start", api)),
+             "stop": float(_number(stop, "stop", api)), "num": int(num),
+             "dtype": _dtype("float32" if dtype is None else dtype, api)}
+    return apply("linspace", [], attrs)
+
+
+def _seed(seed, api):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (numbers.Integral, np.integer)):
+        raise TypeError(f"{api}(): argument 'seed' must be an int, got {type(seed).__name__} "
+                        f"({seed!r})")
+    if seed < 0:
+        raise ValueError(f"{api}(): argument 'seed' must be >= 0 (0: the global generator), "
+                         f"got {seed}")
+    return int(seed)
+
+
+def uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):
+    """Uniform samples in ``[min, max)``; ``seed`` 0 draws from the global generator
+    (``core.seed``), another value gives the same samples on every call."""
+    api = "uniform_random"
+    lo, hi = float(_number(min, "min", api)), float(_number(max, "max", api))
+    if lo > hi:
+        raise ValueError(f"uniform_random(): argument 'min' ({lo}) must not exceed 'max' ({hi})")
+    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api, floating=True),
+             "min": lo, "max": hi, "seed": _seed(seed, api)}
+    return apply("uniform_random", [], attrs)
+
+
+def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None):
+    """Normal samples with ``mean`` and ``std``; ``seed`` as in :func:`uniform_random`."""
+    api = "gaussian_random"
+    std = float(_number(std, "std", api))
+    if std < 0:
+        raise ValueError(f"gaussian_random(): argument 'std' must be >= 0, got {std}")
+    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api, floating=True),
+             "mean": float(_number(mean, "mean", api)), "std": std, "seed": _seed(seed, api)}
+    return apply("gaussian_random", [], attrs)

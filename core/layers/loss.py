@@ -1,3 +1,113 @@
-"""Functional API: loss."""
+"""Functional API: losses and metrics (``paddle.fluid.layers`` signatures).
 
-__all__ = []
+Hard labels are int64 (or int32) class indices shaped like the input with a 1 in the class
+axis (``[N, 1]`` for ``[N, D]`` inputs); soft labels are float distributions of the input's
+shape. Shape and dtype mismatches are reported here, naming the argument and both shapes,
+before any op runs.
+"""
+from ..dispatch import apply
+from .checks import FLOATS, check_axis, check_type, check_variable
+
+__all__ = [
+    "accuracy",
+    "cross_entropy",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax_with_cross_entropy",
+    "square_error_cost",
+]
+
+_LABEL_INTS = ("int64", "int32")
+
+
+def _check_label(api, input, label, soft_label, axis, in_arg="input"):
+    """Label dtype and shape against the input: equal shapes (soft) or a 1 at ``axis``."""
+    check_variable(label, "label", api, FLOATS if soft_label else _LABEL_INTS)
+    if soft_label and label.dtype != input.dtype:
+        raise TypeError(f"{api}(): soft 'label' must have the dtype of '{in_arg}' "
+                        f"({input.dtype}), got {label.dtype}")
+    want = list(input.shape)
+    if not soft_label:
+        want[axis] = 1
+    got = list(label.shape)
+    if len(got) != len(want) or any(a != b and a >= 0 and b >= 0 for a, b in zip(got, want)):
+        kind = "soft" if soft_label else "hard"
+        raise ValueError(f"{api}(): argument 'label' must have shape {want} ({kind} labels "
+                         f"for '{in_arg}' of shape {list(input.shape)}), got {got}")
+
+
+def _ignore(value, api):
+    return int(check_type(value, "ignore_index", int, api))
+
+
+def cross_entropy(input, label, soft_label=False, ignore_index=-100):
+    """Cross entropy of probabilities ``input`` [N, D] against ``label``: ``-log(input[label])``
+    for hard labels [N, 1], ``-sum(label * log(input))`` for soft labels [N, D]. Returns
+    [N, 1]; rows whose hard label equals ``ignore_index`` give 0."""
+    api = "cross_entropy"
+    check_variable(input, "input", api, FLOATS)
+    soft_label = bool(check_type(soft_label, "soft_label", bool, api))
+    _check_label(api, input, label, soft_label, len(input.shape) - 1)
+    return apply("cross_entropy", [input, label],
+                 {"soft_label": soft_label, "ignore_index": _ignore(ignore_index, api)})
+
+
+def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
+                               numeric_stable_mode=True, return_softmax=False, axis=-1):
+    """Softmax of ``logits`` over ``axis`` and its cross entropy with ``label``, computed
+    stably from log-softmax (``numeric_stable_mode`` is accepted; it is always stable).
+    Returns the loss (a 1 at ``axis``), or ``(loss, softmax)`` with ``return_softmax``."""
+    api = "softmax_with_cross_entropy"
+    check_variable(logits, "logits", api, FLOATS)
+    soft_label = bool(check_type(soft_label, "soft_label", bool, api))
+    axis = check_axis(axis, len(logits.shape), "axis", api)
+    _check_label(api, logits, label, soft_label, axis, "logits")
+    softmax, loss = apply("softmax_with_cross_entropy", [logits, label],
+                          {"soft_label": soft_label,
+                           "ignore_index": _ignore(ignore_index, api), "axis": axis})
+    return (loss, softmax) if return_softmax else loss
+
+
+def square_error_cost(input, label):
+    """Elementwise ``(input - label) ** 2``."""
+    api = "square_error_cost"
+    check_variable(input, "input", api, FLOATS)
+    check_variable(label, "label", api, FLOATS)
+    diff = apply("elementwise_sub", [input, label])
+    return apply("square", [diff])
+
+
+def sigmoid_cross_entropy_with_logits(x, label, ignore_index=-100, name=None, normalize=False):
+    """Elementwise binary cross entropy of ``sigmoid(x)`` against targets ``label`` in [0, 1]
+    (same shape and dtype as ``x``); entries labelled ``ignore_index`` give 0, and
+    ``normalize`` divides by the number of entries not ignored."""
+    api = "sigmoid_cross_entropy_with_logits"
+    check_variable(x, "x", api, FLOATS)
+    _check_label(api, x, label, True, 0, "x")
+    return apply("sigmoid_cross_entropy_with_logits", [x, label],
+                 {"ignore_index": _ignore(ignore_index, api),
+                  "normalize": bool(check_type(normalize, "normalize", bool, api))})
+
+
+def accuracy(input, label, k=1, correct=None, total=None):
+    """Top-``k`` accuracy of predictions ``input`` [N, D] against ``label`` [N, 1]: the share
+    of rows whose label is among the ``k`` largest entries, as a float32 tensor of shape [1].
+    ``correct`` / ``total``, when given, receive the counts (int32, shape [1])."""
+    api = "accuracy"
+    check_variable(input, "input", api, FLOATS)
+    if len(input.shape) != 2:
+        raise ValueError(f"{api}(): argument 'input' must be 2-D [N, num_classes], got shape "
+                         f"{list(input.shape)}")
+    _check_label(api, input, label, False, 1)
+    k = check_type(k, "k", int, api)
+    classes = input.shape[1]
+    if k < 1 or (classes >= 0 and k > classes):
+        raise ValueError(f"{api}(): argument 'k' must be in [1, {classes}] for 'input' of shape "
+                         f"{list(input.shape)}, got {k}")
+    values, indices = apply("topk", [input], {"k": k})
+    targets = {}
+    if correct is not None:
+        targets[1] = check_variable(correct, "correct", api, ("int32",))
+    if total is not None:
+        targets[2] = check_variable(total, "total", api, ("int32",))
+    outs = apply("accuracy", [values, indices, label], outputs=targets or None)
+    return outs[0]

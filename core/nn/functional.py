@@ -1,3 +1,255 @@
-"""2.0 spellings of the ops."""
+"""``core.nn.functional``: the 2.0 spellings of the ops, calling the same kernels as
+``core.layers`` and the built-in layers. Each works in eager and static mode."""
+from ..dispatch import apply
+from ..dtypes import convert_dtype, dtype_name
+from ._utils import first_output, pair
 
-__all__ = []
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "batch_norm",
+    "conv2d",
+    "cross_entropy",
+    "dropout",
+    "elu",
+    "embedding",
+    "gelu",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "max_pool2d",
+    "mse_loss",
+    "one_hot",
+    "relu",
+    "relu6",
+    "sigmoid",
+    "softmax",
+    "softmax_with_cross_entropy",
+    "softplus",
+    "tanh",
+]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _cast(x, dtype):
+    if dtype is None or convert_dtype(x.dtype) == convert_dtype(dtype):
+        return x
+    return apply("cast", [x], {"out_dtype": dtype_name(dtype)})
+
+
+def relu(x, name=None):
+    """``max(x, 0)``."""
+    return apply("relu", [x])
+
+
+def relu6(x, name=None):
+    """``min(max(x, 0), 6)``."""
+    return apply("relu6", [x])
+
+
+def sigmoid(x, name=None):
+    return apply("sigmoid", [x])
+
+
+def tanh(x, name=None):
+    return apply("tanh", [x])
+
+
+def gelu(x, approximate=False, name=None):
+    """``x * Phi(x)`` (``approximate`` uses the tanh formula)."""
+    return apply("gelu", [x], {"approximate": bool(approximate)})
+
+
+def elu(x, alpha=1.0, name=None):
+    return apply("elu", [x], {"alpha": float(alpha)})
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return apply("leaky_relu", [x], {"alpha": float(negative_slope)})
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """``log(1 + exp(beta * x)) / beta``. The kernel is exact and overflow-free for every x,
+    so ``threshold`` (where Paddle switches to the identity) changes nothing above float
+    precision and is accepted for compatibility."""
+    if beta == 1:
+        return apply("softplus", [x])
+    return apply("softplus", [x * float(beta)]) / float(beta)
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    return apply("softmax", [_cast(x, dtype)], {"axis": int(axis)})
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    return apply("log_softmax", [_cast(x, dtype)], {"axis": int(axis)})
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """Zeroes elements with probability ``p`` while ``training``; ``mode`` is
+    ``'upscale_in_train'`` (2.0 default) or ``'downscale_in_infer'``."""
+    if axis is not None:
+        raise ValueError("dropout(): 'axis' (dropping whole slices) is not supported; pass "
+                         "axis=None")
+    modes = {"upscale_in_train": "upscale_in_train", "downscale_in_infer": "downgrade_in_infer",
+             "downgrade_in_infer": "downgrade_in_infer"}
+    if mode not in modes:
+        raise ValueError(f"dropout(): 'mode' must be 'upscale_in_train' or "
+                         f"'downscale_in_infer', got {mode!r}")
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"dropout(): 'p' must be in [0, 1], got {p}")
+    attrs = {"dropout_prob": float(p), "is_test": not training, "seed": 0,
+             "dropout_implementation": modes[mode]}
+    return first_output(apply("dropout", [x], attrs))
+
+
+def _reduce(loss, reduction, who):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return apply("mean", [loss])
+
+
+def _check_reduction(reduction, who):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{who}(): 'reduction' must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, axis=-1,
+                               return_softmax=False):
+    """Per-example loss (the logits' shape with 1 at ``axis``); hard labels may omit that
+    trailing dimension of 1."""
+    rank = len(logits.shape)
+    ax = int(axis) % rank
+    if not soft_label and len(label.shape) == rank - 1:
+        label = apply("unsqueeze", [label], {"axes": [ax]})
+    sm, loss = apply("softmax_with_cross_entropy", [logits, label],
+                     {"soft_label": bool(soft_label), "ignore_index": int(ignore_index),
+                      "axis": ax})
+    return (loss, sm) if return_softmax else loss
+
+
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
+                  soft_label=False, axis=-1, name=None):
+    """Softmax cross entropy of logits ``input`` (2.0 semantics). With ``reduction='mean'``
+    and hard labels the sum is divided by the number of labels not equal to
+    ``ignore_index``."""
+    _check_reduction(reduction, "cross_entropy")
+    if weight is not None:
+        raise ValueError("cross_entropy(): per-class 'weight' is not supported; pass "
+                         "weight=None")
+    loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis)
+    if reduction != "mean" or soft_label:
+        return _reduce(loss, reduction, "cross_entropy")
+    valid = apply("not_equal", [label, int(ignore_index)])
+    count = apply("cast", [valid], {"out_dtype": dtype_name(loss.dtype)}).sum()
+    return loss.sum() / apply("elementwise_max", [count, 1.0])
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    """``(input - label) ** 2``, reduced by ``reduction``."""
+    _check_reduction(reduction, "mse_loss")
+    return _reduce(apply("square", [input - label]), reduction, "mse_loss")
+
+
+def linear(x, weight, bias=None, name=None):
+    """``x @ weight + bias`` with ``weight`` of shape ``[in, out]``."""
+    out = apply("matmul", [x, weight])
+    return out if bias is None else apply("elementwise_add", [out, bias], {"axis": -1})
+
+
+def _conv_padding(padding):
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            return [0, 0]
+        raise ValueError(f"conv2d(): padding={padding!r} is not supported; pass 'VALID', an int "
+                         "or a pair of ints")
+    return pair(padding, "padding", "conv2d()")
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCHW", name=None):
+    """2-D convolution with ``weight`` of shape ``[out, in / groups, kh, kw]``."""
+    out = apply("conv2d", [x, weight],
+                {"strides": pair(stride, "stride", "conv2d()"),
+                 "paddings": _conv_padding(padding),
+                 "dilations": pair(dilation, "dilation", "conv2d()"), "groups": int(groups),
+                 "data_format": data_format})
+    if bias is None:
+        return out
+    return apply("elementwise_add", [out, bias], {"axis": 1 if data_format == "NCHW" else -1})
+
+
+def _pool(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, who):
+    ksize = pair(kernel_size, "kernel_size", who)
+    strides = ksize if stride is None else pair(stride, "stride", who)
+    return apply("pool2d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
+                                 "paddings": pair(padding, "padding", who),
+                                 "global_pooling": False, "ceil_mode": bool(ceil_mode),
+                                 "exclusive": bool(exclusive), "data_format": data_format})
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
+               data_format="NCHW", name=None):
+    """Max pooling; ``stride`` defaults to ``kernel_size``."""
+    if return_mask:
+        raise ValueError("max_pool2d(): return_mask=True is not supported")
+    return _pool(x, "max", kernel_size, stride, padding, ceil_mode, True, data_format,
+                 "max_pool2d()")
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCHW", name=None):
+    """Average pooling; ``exclusive`` leaves padding out of the divisor."""
+    if divisor_override is not None:
+        raise ValueError("avg_pool2d(): 'divisor_override' is not supported")
+    return _pool(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive, data_format,
+                 "avg_pool2d()")
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """Average pooling to a fixed ``output_size`` (int or pair)."""
+    return apply("pool2d", [x], {"pooling_type": "avg",
+                                 "ksize": pair(output_size, "output_size",
+                                               "adaptive_avg_pool2d()"),
+                                 "adaptive": True, "data_format": data_format})
+
+
+def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
+               epsilon=1e-05, data_format="NCHW", use_global_stats=None, name=None):
+    """Batch normalisation; while ``training`` the running statistics are updated in place."""
+    layout = "NHWC" if data_format in ("NHWC", "NLC", "NDHWC") else "NCHW"
+    attrs = {"momentum": float(momentum), "epsilon": float(epsilon), "is_test": not training,
+             "data_layout": layout, "use_global_stats": bool(use_global_stats)}
+    out = apply("batch_norm", [x, weight, bias, running_mean, running_var], attrs,
+                outputs={1: running_mean, 2: running_var})
+    return first_output(out)
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalisation over the trailing ``normalized_shape`` dims."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    begin = len(x.shape) - len(normalized_shape)
+    if begin < 0:
+        raise ValueError(f"layer_norm(): normalized_shape {list(normalized_shape)} has more dims "
+                         f"than the input {list(x.shape)}")
+    out = apply("layer_norm", [x, weight, bias], {"begin_norm_axis": begin,
+                                                  "epsilon": float(epsilon)})
+    return first_output(out)
+
+
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Rows of ``weight`` looked up by the integer ids ``x``."""
+    vocab = weight.shape[0]
+    pad = -1 if padding_idx is None else int(padding_idx) % vocab
+    return apply("lookup_table", [weight, x], {"padding_idx": pad})
+
+
+def one_hot(x, num_classes, name=None):
+    """Float32 one-hot vectors of length ``num_classes`` for integer ``x`` (shape + [C])."""
+    return apply("one_hot", [x], {"depth": int(num_classes)})

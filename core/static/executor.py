@@ -1,3 +1,227 @@
-"""Executor."""
+"""The Executor: runs Programs on a place, compiling each into a cached plan first.
 
-__all__ = []
+``Executor(place).run(program, feed, fetch_list)`` validates the feed against the program's
+variable declarations (name, dtype, shape with -1 matching anything), compiles the global block
+into a plan (see :mod:`core.static.codegen`; cached per program, program version, feed names
+and fetch names), reads persistable inputs from the scope, runs the plan and writes the
+persistables it changed back to the scope. Errors name the variable or operator and say what
+was expected; an operator failing at run time is reported with its type, block, inputs and the
+user's source line (``op.origin``), chained from the original exception.
+"""
+import weakref
+
+import numpy as np
+
+from ..backend import CPUPlace, Place, as_numpy, get_array_module, to_place
+from ..errors import OpError, describe_value
+from ..random import make_generator
+from .codegen import compile_plan
+from .compiled import unwrap_program
+from .program import Variable, default_main_program
+from .scope import LoDTensor, global_scope
+
+__all__ = ["Executor"]
+
+
+class Executor:
+    """Runs Programs on ``place`` (CPUPlace: numpy, CUDAPlace: cupy)."""
+
+    def __init__(self, place=None):
+        if place is None:
+            place = CPUPlace()
+        if not isinstance(place, Place):
+            raise TypeError(f"Executor: place must be CPUPlace() or CUDAPlace(id), got {place!r}")
+        self.place = place
+        self._xp = get_array_module(place)
+        self._plans = weakref.WeakKeyDictionary()
+        self._rngs = weakref.WeakKeyDictionary()
+
+    def close(self):
+        self._plans = weakref.WeakKeyDictionary()
+
+    # -- public ------------------------------------------------------------------------------
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
+            fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
+        """Run ``program`` (default: the default main program) and return the fetched values
+        (numpy arrays, or :class:`LoDTensor` views with ``return_numpy=False``)."""
+        program = default_main_program() if program is None else unwrap_program(
+            program, "Executor.run")
+        scope = global_scope() if scope is None else scope
+        feed = self._feed_dict(feed)
+        fetch_names = self._fetch_names(fetch_list)
+        plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache)
+        values = []
+        gb = program.global_block()
+        for name, var in plan.ext:
+            if name in feed:
+                values.append(self._check_feed(gb, name, feed[name]))
+                continue
+            val = scope._vars.get(name)
+            if val is None:
+                raise RuntimeError(_missing_message(name, var))
+            values.append(val)
+        for name in feed:
+            if gb._find_var_recursive(name) is None:
+                raise ValueError(_unknown_feed_message(program, name))
+        ctx = plan.fn.__globals__["ctx"]
+        ctx._rng_source = self._rng_source(program)
+        try:
+            fetched, written = plan.fn(ctx, values)
+        except Exception as e:  # noqa: BLE001 - re-raised with the operator that failed
+            raise _op_error(plan, e) from e
+        for name, val in zip(plan.writes, written):
+            scope._vars[name] = val
+        if return_numpy:
+            return [_to_numpy(v) for v in fetched]
+        return [LoDTensor(value=v) for v in fetched]
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _plan(self, program, feed_names, fetch_names, use_cache):
+        key = (program._version, feed_names, fetch_names)
+        plans = self._plans.get(program)
+        if plans is None or plans.get("version") != program._version:
+            plans = {"version": program._version}
+            self._plans[program] = plans
+        plan = plans.get(key) if use_cache else None
+        if plan is None:
+            plan = compile_plan(program, feed_names, fetch_names, self._xp, self.place)
+            plans[key] = plan
+        return plan
+
+    def _rng_source(self, program):
+        seed = program.random_seed
+        if not seed:
+            return None
+        got = self._rngs.get(program)
+        if got is None or got[0] != seed:
+            got = (seed, make_generator(self._xp, seed))
+            self._rngs[program] = got
+        gen = got[1]
+        return lambda xp: gen
+
+    @staticmethod
+    def _feed_dict(feed):
+        if feed is None:
+            return {}
+        if not isinstance(feed, dict):
+            raise TypeError(f"Executor.run: feed must be a dict of variable name -> array, got "
+                            f"{type(feed).__name__}")
+        out = {}
+        for k, v in feed.items():
+            name = k.name if isinstance(k, Variable) else k
+            if not isinstance(name, str):
+                raise TypeError(f"Executor.run: feed keys must be variable names, got {k!r}")
+            out[name] = v
+        return out
+
+    @staticmethod
+    def _fetch_names(fetch_list):
+        if fetch_list is None:
+            return []
+        if isinstance(fetch_list, (str, Variable)):
+            fetch_list = [fetch_list]
+        names = []
+        for f in fetch_list:
+            if isinstance(f, Variable):
+                names.append(f.name)
+            elif isinstance(f, str):
+                names.append(f)
+            else:
+                raise TypeError(f"Executor.run: fetch_list entries must be Variables or names, "
+                                f"got {type(f).__name__}")
+        return names
+
+    def _check_feed(self, block, name, value):
+        var = block._find_var_recursive(name)
+        if var.type == "tensor_array":
+            return [to_place(_as_array(name, v, None), self.place) for v in value]
+        arr = _as_array(name, value, var.dtype)
+        if arr.dtype != var.dtype:
+            raise TypeError(f"feed '{name}': expected dtype {var.dtype.name} (as declared), got "
+                            f"{arr.dtype.name}; cast it with .astype('{var.dtype.name}')")
+        shape = var.shape
+        if shape is not None and (len(shape) != arr.ndim or any(
+                d != -1 and d != a for d, a in zip(shape, arr.shape))):
+            raise ValueError(f"feed '{name}': expected shape {shape} (as declared; -1 matches "
+                             f"any size), got {list(arr.shape)}")
+        return to_place(arr, self.place)
+
+
+def _as_array(name, value, dtype):
+    from ..tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, LoDTensor):
+        return value.array
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return value
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"feed '{name}': cannot make an array from {type(value).__name__}: "
+                        f"{e}") from None
+
+
+def _to_numpy(v):
+    if isinstance(v, list):
+        return [None if a is None else as_numpy(a) for a in v]
+    return as_numpy(v)
+
+
+def _missing_message(name, var):
+    if var.persistable:
+        return (f"persistable variable '{name}' has no value in the scope: it is never "
+                "initialised; run the startup program first (exe.run(startup_program)) or load "
+                "the parameters")
+    if var.is_data:
+        return (f"data variable '{name}' (shape {var.shape}, dtype {var.dtype.name}) is read but "
+                "was not fed; pass it in feed={...}")
+    return (f"variable '{name}' is read before any operator writes it and was not fed; feed "
+            "it or compute it in the program")
+
+
+def _unknown_feed_message(program, name):
+    data = [v.name for v in program.global_block().vars.values() if v.is_data]
+    return (f"feed '{name}' is not a variable of the program; its data variables are {data}")
+
+
+def _op_error(plan, exc):
+    """An error naming the operator whose generated line raised ``exc``."""
+    tb = exc.__traceback__
+    found = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == plan.filename:
+            found = tb
+        tb = tb.tb_next
+    if found is None:
+        return exc
+    op_info = plan.line_ops.get(found.tb_lineno)
+    if op_info is None:
+        return exc
+    op, block_idx = op_info
+    frame = found.tb_frame
+    descs = []
+    block = op.block
+    for slot, names in op.inputs.items():
+        for n in names:
+            v = block._find_var_recursive(n)
+            ident = plan.idents.get(id(v)) if v is not None else None
+            value = frame.f_locals.get(ident, frame.f_globals.get(ident)) if ident else None
+            if value is not None:
+                what = describe_value(value)
+            elif v is not None and v.dtype is not None:
+                what = f"{v.dtype.name}{v.shape}"
+            else:
+                what = "?"
+            descs.append(f"{slot}='{n}' {what}")
+    origin = ""
+    if op.origin:
+        origin = f"\n  built at {op.origin[0]}:{op.origin[1]}: {op.origin[2]}".rstrip(": ")
+    msg = (f"op '{op.type}' (block {block_idx}) failed at run time on inputs ({', '.join(descs)}) "
+           f"with attrs {op.attrs}: {type(exc).__name__}: {exc}{origin}")
+    del frame
+    if isinstance(exc, AssertionError):
+        return AssertionError(msg)
+    return OpError(msg)
+

@@ -1,3 +1,551 @@
-"""Program IR."""
+"""The static Program IR: Program, Block, Operator, Variable, Parameter.
 
-__all__ = []
+These are plain data classes: a saved program is exactly what their attributes hold, and
+everything (the builder, append_backward, the executor, serialisation) goes through them.
+
+``Program``
+    ``blocks`` (list of Block; block 0 is the global block), ``random_seed`` (int, 0: use the
+    global seed), ``_version`` (int, bumped on every change; the executor's cache key).
+``Block``
+    ``idx`` (its index in ``program.blocks``), ``parent_idx`` (-1 for the global block),
+    ``vars`` (dict name -> Variable, in creation order), ``ops`` (list of Operator),
+    ``forward_block_idx`` (-1, or for a gradient block the forward block it differentiates).
+``Operator``
+    ``type`` (registered op type, or ``<type>_grad`` for a gradient op), ``inputs`` and
+    ``outputs`` (dict slot name -> list of variable names, slot names without the ``*``; an
+    absent optional input is an empty list; ``@EMPTY@`` marks a position with no variable),
+    ``attrs`` (dict of JSON data: bool, int, float, str, None, lists, dicts; sub-blocks are
+    referenced by block index, e.g. ``sub_block: 1``), ``role`` (``"forward"``,
+    ``"backward"`` or ``"optimize"``), ``origin`` (None or ``[filename, lineno, source]`` of
+    the user code that built it).
+``Variable``
+    ``name``, ``shape`` (list of int, -1 for an unknown dim; for a tensor array the element
+    shape, or None before the first write), ``dtype`` (numpy dtype), ``type``
+    (``"lod_tensor"``, ``"tensor_array"`` or ``"step_scopes"``: a while loop's saved
+    iterations), ``persistable``, ``stop_gradient``, ``is_data`` (declared by ``data``: its
+    feed is checked against shape and dtype).
+``Parameter(Variable)``
+    adds ``trainable``, ``optimize_attr`` (dict), ``regularizer`` (object or None; not
+    serialised), ``need_clip``.
+
+Control-flow operators (see ``core/ops/control_flow.py``) keep their sub-block structure in
+attrs; variables used inside a sub-block resolve through its parents.
+"""
+import contextlib
+
+import numpy as np
+
+from .. import unique_name
+from ..dtypes import convert_dtype
+from ..tensor_ops import TensorOps
+
+__all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
+           "default_startup_program", "program_guard", "name_scope", "switch_main_program",
+           "switch_startup_program", "EMPTY_VAR_NAME", "GRAD_SUFFIX", "grad_var_name"]
+
+EMPTY_VAR_NAME = "@EMPTY@"
+GRAD_SUFFIX = "@GRAD"
+VAR_TYPES = ("lod_tensor", "tensor_array", "step_scopes")
+OP_ROLES = ("forward", "backward", "optimize")
+
+
+def grad_var_name(name):
+    return name + GRAD_SUFFIX
+
+
+class Variable(TensorOps):
+    """A named value of a Block. Operators on it append ops to the current block."""
+
+    __slots__ = ("name", "_shape", "dtype", "type", "persistable", "stop_gradient", "is_data",
+                 "block", "__weakref__")
+
+    def __init__(self, block, name, shape, dtype, type="lod_tensor", persistable=False,
+                 stop_gradient=False, is_data=False):
+        if type not in VAR_TYPES:
+            raise ValueError(f"variable '{name}': type must be one of {VAR_TYPES}, got {type!r}")
+        self.block = block
+        self.name = name
+        self.shape = shape
+        self.dtype = convert_dtype(dtype) if dtype is not None else None
+        self.type = type
+        self.persistable = bool(persistable)
+        self.stop_gradient = bool(stop_gradient)
+        self.is_data = bool(is_data)
+
+    # -- shape -------------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return None if self._shape is None else list(self._shape)
+
+    @shape.setter
+    def shape(self, value):
+        if value is None:
+            self._shape = None
+            return
+        try:
+            dims = tuple(-1 if d is None else int(d) for d in value)
+        except TypeError:
+            raise TypeError(f"variable '{self.name}': shape must be a list of int (-1 or None "
+                            f"for unknown dims), got {value!r}") from None
+        if any(d < -1 for d in dims):
+            raise ValueError(f"variable '{self.name}': shape {list(dims)} has a dim below -1")
+        self._shape = dims
+        if getattr(self, "block", None) is not None:
+            self.block.program._bump()
+
+    @property
+    def ndim(self):
+        return len(self._shape or ())
+
+    @property
+    def program(self):
+        return self.block.program
+
+    def _meta_shape(self):
+        return self._shape if self._shape is not None else ()
+
+    # -- Python protocol errors ----------------------------------------------------------------
+    def _static_error(self, what):
+        return TypeError(
+            f"{what} of static Variable '{self.name}' (shape {self.shape}, dtype "
+            f"{getattr(self.dtype, 'name', self.dtype)}) is not known while the program is "
+            "built: its value exists only when the Executor runs. Use translator.declarative "
+            "to convert Python control flow, or core.layers.cond / while_loop for a tensor "
+            "condition")
+
+    def __bool__(self):
+        raise self._static_error("the truth value")
+
+    def __int__(self):
+        raise self._static_error("int()")
+
+    def __float__(self):
+        raise self._static_error("float()")
+
+    def __index__(self):
+        raise self._static_error("using as an index the value")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._static_error("the array value (numpy())")
+
+    def numpy(self):
+        raise self._static_error("the value (numpy())")
+
+    def __len__(self):
+        if self._shape and self._shape[0] >= 0:
+            return self._shape[0]
+        raise TypeError(f"len() of static Variable '{self.name}' with shape {self.shape}: "
+                        "dim 0 is unknown until the Executor runs; use core.layers.shape(x)[0] "
+                        "or translator.declarative, which converts len()")
+
+    def __iter__(self):
+        if self.type == "lod_tensor" and self._shape and self._shape[0] >= 0:
+            return (self[i] for i in range(self._shape[0]))
+        raise TypeError(f"cannot iterate over static Variable '{self.name}' with shape "
+                        f"{self.shape}: dim 0 is unknown; use core.layers.while_loop or "
+                        "translator.declarative")
+
+    def detach(self):
+        from ..dispatch import apply
+
+        out = apply("assign", [self])
+        out.stop_gradient = True
+        return out
+
+    def __repr__(self):
+        dt = getattr(self.dtype, "name", "")
+        extra = ", persistable" if self.persistable else ""
+        kind = "" if self.type == "lod_tensor" else f", {self.type}"
+        shape = "" if self._shape is None else list(self._shape)
+        return f"var {self.name} : {dt}{shape}{kind}{extra}"
+
+    __str__ = __repr__
+
+
+class Parameter(Variable):
+    """A trainable persistable Variable of the global block, initialised by the startup
+    program."""
+
+    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
+                 "do_model_average")
+
+    def __init__(self, block, name, shape, dtype, trainable=True, optimize_attr=None,
+                 regularizer=None, need_clip=True):
+        super().__init__(block, name, shape, dtype, persistable=True,
+                         stop_gradient=not trainable)
+        self.trainable = bool(trainable)
+        self.optimize_attr = dict(optimize_attr or {"learning_rate": 1.0})
+        self.regularizer = regularizer
+        self.need_clip = bool(need_clip)
+        self.is_distributed = False
+        self.do_model_average = None
+
+    def __repr__(self):
+        return "param " + super().__repr__()[4:]
+
+    __str__ = __repr__
+
+
+def _json_attr(name, value, where):
+    """``value`` as JSON data (numpy scalars and arrays become Python values)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_json_attr(name, v, where) for v in value]
+    if isinstance(value, np.dtype):
+        return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name
+    if isinstance(value, dict):
+        return {str(k): _json_attr(name, v, where) for k, v in value.items()}
+    raise TypeError(f"{where}: attribute '{name}' must be JSON data (bool, int, float, str, "
+                    f"None, lists), got {type(value).__name__} ({value!r})")
+
+
+class Operator:
+    """One operator of a Block: type, named input/output variable lists, attributes."""
+
+    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "role", "origin")
+
+    def __init__(self, block, type, inputs=None, outputs=None, attrs=None, role="forward",
+                 origin=None):
+        where = f"op '{type}'"
+        self.block = block
+        self.type = str(type)
+        self.inputs = {str(k): _names(v, where) for k, v in (inputs or {}).items()}
+        self.outputs = {str(k): _names(v, where) for k, v in (outputs or {}).items()}
+        self.attrs = {str(k): _json_attr(k, v, where) for k, v in (attrs or {}).items()}
+        if role not in OP_ROLES:
+            raise ValueError(f"{where}: role must be one of {OP_ROLES}, got {role!r}")
+        self.role = role
+        self.origin = list(origin) if origin is not None else None
+
+    def input(self, slot):
+        try:
+            return list(self.inputs[slot])
+        except KeyError:
+            raise KeyError(f"op '{self.type}' has no input slot '{slot}'; it has "
+                           f"{sorted(self.inputs)}") from None
+
+    def output(self, slot):
+        try:
+            return list(self.outputs[slot])
+        except KeyError:
+            raise KeyError(f"op '{self.type}' has no output slot '{slot}'; it has "
+                           f"{sorted(self.outputs)}") from None
+
+    @property
+    def input_names(self):
+        return list(self.inputs)
+
+    @property
+    def output_names(self):
+        return list(self.outputs)
+
+    @property
+    def input_arg_names(self):
+        return [n for v in self.inputs.values() for n in v if n != EMPTY_VAR_NAME]
+
+    @property
+    def output_arg_names(self):
+        return [n for v in self.outputs.values() for n in v if n != EMPTY_VAR_NAME]
+
+    def attr(self, name):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise KeyError(f"op '{self.type}' has no attribute '{name}'; it has "
+                           f"{sorted(self.attrs)}") from None
+
+    def has_attr(self, name):
+        return name in self.attrs
+
+    def _set_attr(self, name, value):
+        self.attrs[name] = _json_attr(name, value, f"op '{self.type}'")
+        self.block.program._bump()
+
+    @property
+    def idx(self):
+        for i, op in enumerate(self.block.ops):
+            if op is self:
+                return i
+        return -1
+
+    def __repr__(self):
+        def fmt(d):
+            return ", ".join(f"{k}={v}" for k, v in d.items())
+
+        attrs = {k: v for k, v in self.attrs.items()}
+        text = f"{{{fmt(self.outputs)}}} = {self.type}(inputs={{{fmt(self.inputs)}}}"
+        if attrs:
+            text += f", {fmt(attrs)}"
+        text += ")"
+        if self.role != "forward":
+            text += f"  [{self.role}]"
+        if self.origin:
+            text += f"  # {self.origin[0]}:{self.origin[1]}"
+        return text
+
+    __str__ = __repr__
+
+
+def _names(value, where):
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Variable):
+        return [value.name]
+    if value is None:
+        return []
+    out = []
+    for v in value:
+        if isinstance(v, Variable):
+            out.append(v.name)
+        elif isinstance(v, str):
+            out.append(v)
+        else:
+            raise TypeError(f"{where}: variable lists hold names or Variables, got "
+                            f"{type(v).__name__}")
+    return out
+
+
+class Block:
+    """A list of operators and the variables they use; sub-blocks belong to cond / while."""
+
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.forward_block_idx = -1
+        self.vars = {}
+        self.ops = []
+
+    @property
+    def parent(self):
+        return None if self.parent_idx < 0 else self.program.blocks[self.parent_idx]
+
+    def var(self, name):
+        """The variable ``name`` of this block (not its parents); a KeyError naming both."""
+        v = self.vars.get(name)
+        if v is None:
+            raise KeyError(f"variable '{name}' is not in block {self.idx}"
+                           + (f" (it is in block {self._find_var_recursive(name).block.idx})"
+                              if self._find_var_recursive(name) is not None else ""))
+        return v
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def _find_var_recursive(self, name):
+        """The variable ``name`` of this block or its nearest ancestor, or None."""
+        block = self
+        while block is not None:
+            v = block.vars.get(name)
+            if v is not None:
+                return v
+            block = block.parent
+        return None
+
+    def _var_recursive(self, name):
+        v = self._find_var_recursive(name)
+        if v is None:
+            raise KeyError(f"variable '{name}' is not in block {self.idx} or its parents")
+        return v
+
+    def create_var(self, name=None, shape=(), dtype="float32", type="lod_tensor",
+                   persistable=False, stop_gradient=False, is_data=False, **_ignored):
+        """A new Variable of this block (an existing one of the same name is returned when
+        its type matches, as in Paddle)."""
+        if name is None:
+            name = unique_name.generate("_generated_var")
+        old = self.vars.get(name)
+        if old is not None:
+            return old
+        v = Variable(self, name, shape, dtype, type=type, persistable=persistable,
+                     stop_gradient=stop_gradient, is_data=is_data)
+        self.vars[name] = v
+        self.program._bump()
+        return v
+
+    def create_parameter(self, name, shape, dtype, trainable=True, optimize_attr=None,
+                         regularizer=None, need_clip=True, **_ignored):
+        old = self.vars.get(name)
+        if old is not None:
+            if not isinstance(old, Parameter):
+                raise ValueError(f"create_parameter: '{name}' already names a non-parameter "
+                                 f"variable in block {self.idx}")
+            return old
+        p = Parameter(self, name, shape, dtype, trainable=trainable,
+                      optimize_attr=optimize_attr, regularizer=regularizer, need_clip=need_clip)
+        self.vars[name] = p
+        self.program._bump()
+        return p
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None, role=None, origin=None):
+        op = Operator(self, type, inputs, outputs, attrs,
+                      role=role or self.program._op_role, origin=origin)
+        self.ops.append(op)
+        self.program._bump()
+        return op
+
+    def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None, role=None,
+                   origin=None):
+        op = Operator(self, type, inputs, outputs, attrs,
+                      role=role or self.program._op_role, origin=origin)
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _remove_op(self, index):
+        del self.ops[index]
+        self.program._bump()
+
+    def _remove_var(self, name):
+        del self.vars[name]
+        self.program._bump()
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    def __repr__(self):
+        lines = [f"block {self.idx} (parent {self.parent_idx}) {{"]
+        for v in self.vars.values():
+            lines.append(f"    {v!r}")
+        for op in self.ops:
+            lines.append(f"    {op!r}")
+        lines.append("}")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+class Program:
+    """A static program: a list of blocks, block 0 the global one."""
+
+    def __init__(self):
+        self.blocks = [Block(self, 0, -1)]
+        self.random_seed = 0
+        self._current_block_idx = 0
+        self._version = 0
+        self._op_role = "forward"
+
+    def _bump(self):
+        self._version += 1
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def global_block(self):
+        return self.blocks[0]
+
+    def block(self, index):
+        if not 0 <= index < len(self.blocks):
+            raise IndexError(f"program has {len(self.blocks)} blocks; block {index} requested")
+        return self.blocks[index]
+
+    def current_block(self):
+        return self.blocks[self._current_block_idx]
+
+    def _create_block(self, parent_idx=None):
+        """A new block (child of the current one by default) that becomes current."""
+        parent = self._current_block_idx if parent_idx is None else parent_idx
+        b = Block(self, len(self.blocks), parent)
+        self.blocks.append(b)
+        self._current_block_idx = b.idx
+        self._bump()
+        return b
+
+    def _rollback(self):
+        """Make the parent of the current block current again."""
+        self._current_block_idx = max(self.current_block().parent_idx, 0)
+
+    def list_vars(self):
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def all_parameters(self):
+        return self.global_block().all_parameters()
+
+    def clone(self, for_test=False):
+        """A deep copy. ``for_test``: without backward/optimize ops, and ``is_test=True`` on
+        the ops that have that attribute (dropout, batch_norm, while loops)."""
+        from .clone import clone_program
+
+        return clone_program(self, for_test)
+
+    def __repr__(self):
+        head = f"program (random_seed={self.random_seed}, {len(self.blocks)} block(s))"
+        return "\n".join([head] + [repr(b) for b in self.blocks])
+
+    __str__ = __repr__
+
+    def to_string(self, throw_on_error=False, with_details=False):
+        return str(self)
+
+
+_programs = {"main": Program(), "startup": Program()}
+
+
+def default_main_program():
+    """The Program that static-mode ops append to."""
+    return _programs["main"]
+
+
+def default_startup_program():
+    """The Program that parameter initialisers append to."""
+    return _programs["startup"]
+
+
+def switch_main_program(program):
+    old, _programs["main"] = _programs["main"], program
+    return old
+
+
+def switch_startup_program(program):
+    old, _programs["startup"] = _programs["startup"], program
+    return old
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Inside the block ops append to ``main_program`` (and initialisers to
+    ``startup_program`` when given)."""
+    from .compiled import unwrap_program
+
+    main_program = unwrap_program(main_program, "program_guard")
+    if startup_program is not None:
+        startup_program = unwrap_program(startup_program, "program_guard")
+    old_main = switch_main_program(main_program)
+    old_startup = switch_startup_program(startup_program) if startup_program is not None \
+        else None
+    try:
+        yield
+    finally:
+        switch_main_program(old_main)
+        if startup_program is not None:
+            switch_startup_program(old_startup)
+
+
+_name_scopes = []
+
+
+@contextlib.contextmanager
+def name_scope(prefix=None):
+    """Group names for readability; variables created inside get the prefix in their name."""
+    _name_scopes.append(str(prefix or "scope"))
+    try:
+        yield
+    finally:
+        _name_scopes.pop()
+
+
+def scoped_name(prefix):
+    """A unique name for ``prefix`` under the current name scopes."""
+    full = "/".join(_name_scopes + [prefix]) if _name_scopes else prefix
+    return unique_name.generate(full)

@@ -1,0 +1,115 @@
+"""Python indexing of tensors and Variables: ``x[index]`` becomes one ``getitem`` op.
+
+:func:`encode_index` turns a Python index (an int, slice, None, Ellipsis, an int or bool
+Tensor / Variable / ndarray / list, or a tuple of those) into the op's ``index`` attribute,
+plain JSON data such as ``[{"kind": "int", "value": 2}, {"kind": "slice", "start": None,
+"stop": 3, "step": None}, {"kind": "tensor", "input": 0}]``, plus the list of index tensors
+that ``{"kind": "tensor", "input": k}`` refers to. The op follows numpy's indexing rules.
+"""
+import numbers
+
+import numpy as np
+
+from . import mode as _mode
+from .dispatch import apply
+from .ops.indexing import check_index
+
+__all__ = ["encode_index", "getitem"]
+
+
+def getitem(x, index):
+    """``x[index]`` for an eager Tensor or a static Variable (see the module docstring).
+
+    Eager mode checks the index against ``x``'s shape first and raises ``IndexError`` naming
+    the offending index and the shape; static mode checks what the static shape knows.
+    """
+    eager = _mode.in_dynamic_mode()
+    items, tensors = encode_index(index, x if eager else None)
+    if eager:
+        arrays = [t._data for t in tensors]
+        check_index(tuple(x.shape), items,
+                    [(tuple(a.shape), a.dtype.kind == "b") for a in arrays], arrays)
+    return apply("getitem", [x, tensors], {"index": items})
+
+
+def encode_index(index, x=None):
+    """``(items, index_tensors)`` for a Python index. With an eager tensor ``x``, arrays and
+    lists become eager tensors on ``x``'s place and 1-element tensor slice bounds become
+    ints; without one (static mode) they stay ndarrays / Variables."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    items, tensors = [], []
+    for item in index:
+        items.append(_encode_item(item, tensors, x))
+    return items, tensors
+
+
+def _encode_item(item, tensors, x):
+    if item is None:
+        return {"kind": "none"}
+    if item is Ellipsis:
+        return {"kind": "ellipsis"}
+    if isinstance(item, slice):
+        return {"kind": "slice", "start": _bound(item.start, "start"),
+                "stop": _bound(item.stop, "stop"), "step": _bound(item.step, "step")}
+    if isinstance(item, (bool, np.bool_)):
+        raise TypeError(f"getitem: a Python bool ({item}) is not a supported index; use a bool "
+                        "tensor mask")
+    if isinstance(item, numbers.Integral):
+        return {"kind": "int", "value": int(item)}
+    if _is_tensor_like(item) or isinstance(item, (list, tuple, np.ndarray)):
+        tensors.append(_index_tensor(item, x))
+        return {"kind": "tensor", "input": len(tensors) - 1}
+    raise TypeError(f"getitem: unsupported index {item!r} of type {type(item).__name__}; "
+                    "expected an int, slice, None, Ellipsis, or an int / bool Tensor, list or "
+                    "ndarray")
+
+
+def _is_tensor_like(v):
+    return hasattr(v, "shape") and hasattr(v, "dtype") and hasattr(v, "stop_gradient")
+
+
+def _is_static_variable(v):
+    return _is_tensor_like(v) and getattr(v, "block", None) is not None
+
+
+def _bound(v, which):
+    """A slice bound as an int (or None)."""
+    if v is None or (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))):
+        return None if v is None else int(v)
+    if _is_static_variable(v):
+        raise TypeError(
+            f"getitem: slice {which} is a static Variable ('{v.name}'); in static mode slice "
+            "bounds must be Python ints (use Python values, e.g. from x.shape, or "
+            "core.layers.slice / gather)")
+    if _is_tensor_like(v):
+        if np.dtype(v.dtype).kind not in "iu" or int(np.prod(v.shape)) != 1:
+            raise TypeError(f"getitem: slice {which} must be an int or a 1-element int tensor, "
+                            f"got a {np.dtype(v.dtype).name} tensor of shape {list(v.shape)}")
+        return int(v)
+    raise TypeError(f"getitem: slice {which} must be an int, None or a 1-element int tensor, "
+                    f"got {v!r} of type {type(v).__name__}")
+
+
+def _index_tensor(item, x):
+    """An int / bool index as a tensor (eager), or a Variable / ndarray (static)."""
+    if _is_tensor_like(item):
+        kind, shape = np.dtype(item.dtype).kind, list(item.shape)
+        value = item
+    else:
+        arr = np.asarray(item)
+        if arr.size == 0 and arr.dtype.kind == "f":
+            arr = arr.astype(np.int64)  # NOTE: ``x[[]]`` selects nothing, as in numpy
+        kind, shape = arr.dtype.kind, list(arr.shape)
+        value = arr
+    if kind not in "iub":
+        raise TypeError(f"getitem: an index tensor must hold ints or bools, got "
+                        f"{np.dtype(value.dtype).name} of shape {shape}")
+    if kind == "b" and not shape:
+        raise TypeError("getitem: a 0-d bool index is not supported; use a mask with the "
+                        "shape of the dims it selects")
+    if x is not None and not _is_tensor_like(value):
+        from .tensor import to_tensor
+
+        value = to_tensor(value, place=x.place)
+    return value

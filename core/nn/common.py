@@ -1,0 +1,117 @@
+"""Built-in layers: ``Linear``, ``Embedding``, ``Dropout``, ``Flatten`` (fluid 1.8 dygraph
+signatures)."""
+from ..dispatch import apply
+from ..initializer import Xavier
+from ._utils import apply_act, first_output
+from .layer import Layer
+
+__all__ = ["Dropout", "Embedding", "Flatten", "Linear"]
+
+
+class Linear(Layer):
+    """``act(input @ weight + bias)`` with ``weight`` of shape ``[input_dim, output_dim]``
+    (Xavier-initialised by default) and ``bias`` of shape ``[output_dim]`` (zeros;
+    ``bias_attr=False`` for none)."""
+
+    def __init__(self, input_dim, output_dim, param_attr=None, bias_attr=None, act=None,
+                 dtype="float32"):
+        super().__init__(dtype=dtype)
+        if int(input_dim) <= 0 or int(output_dim) <= 0:
+            raise ValueError(f"Linear: 'input_dim' and 'output_dim' must be > 0, got "
+                             f"{input_dim} and {output_dim}")
+        self._input_dim, self._output_dim, self._act = int(input_dim), int(output_dim), act
+        self.weight = self.create_parameter([self._input_dim, self._output_dim], param_attr,
+                                            dtype, is_bias=False)
+        self.bias = self.create_parameter([self._output_dim], bias_attr, dtype, is_bias=True)
+
+    def forward(self, input):
+        if input.shape[-1] not in (-1, self._input_dim):
+            raise ValueError(f"Linear ({self.full_name()}): the input's last dim must be "
+                             f"input_dim={self._input_dim}, got input shape {list(input.shape)}")
+        out = apply("matmul", [input, self.weight])
+        if self.bias is not None:
+            out = apply("elementwise_add", [out, self.bias], {"axis": -1})
+        return apply_act(out, self._act, "Linear")
+
+    def extra_repr(self):
+        act = f", act={self._act}" if self._act else ""
+        return f"input_dim={self._input_dim}, output_dim={self._output_dim}{act}"
+
+
+class Embedding(Layer):
+    """Rows of a ``size = [vocab, dim]`` table looked up by integer ids (``lookup_table``);
+    the row ``padding_idx`` (negative counts from the end) reads as zeros."""
+
+    def __init__(self, size, is_sparse=False, is_distributed=False, padding_idx=None,
+                 param_attr=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        size = [int(s) for s in size]
+        if len(size) != 2 or min(size) <= 0:
+            raise ValueError(f"Embedding: 'size' must be [vocab_size, embedding_dim] with both "
+                             f"> 0, got {size}")
+        if padding_idx is None:
+            padding_idx = -1
+        else:
+            padding_idx = int(padding_idx)
+            if not -size[0] <= padding_idx < size[0]:
+                raise ValueError(f"Embedding: 'padding_idx' must be in [{-size[0]}, {size[0]}), "
+                                 f"got {padding_idx}")
+            padding_idx = padding_idx % size[0]
+        self._size, self._padding_idx, self._is_sparse = size, padding_idx, bool(is_sparse)
+        self.weight = self.create_parameter(size, param_attr, dtype, is_bias=False,
+                                            default_initializer=Xavier())
+
+    def forward(self, input):
+        return apply("lookup_table", [self.weight, input], {"padding_idx": self._padding_idx})
+
+    def extra_repr(self):
+        pad = f", padding_idx={self._padding_idx}" if self._padding_idx >= 0 else ""
+        return f"size={self._size}{pad}"
+
+
+_DROPOUT_MODES = ("downgrade_in_infer", "upscale_in_train")
+
+
+class Dropout(Layer):
+    """Zeroes each element with probability ``p`` while training. ``downgrade_in_infer``
+    (fluid's default) scales by ``1 - p`` at inference; ``upscale_in_train`` scales the kept
+    elements by ``1 / (1 - p)`` while training and is the identity at inference."""
+
+    def __init__(self, p=0.5, seed=None, dropout_implementation="downgrade_in_infer",
+                 is_test=False):
+        super().__init__()
+        if not 0.0 <= float(p) <= 1.0:
+            raise ValueError(f"Dropout: 'p' must be in [0, 1], got {p}")
+        if dropout_implementation not in _DROPOUT_MODES:
+            raise ValueError(f"Dropout: 'dropout_implementation' must be one of {_DROPOUT_MODES}, "
+                             f"got {dropout_implementation!r}")
+        self._p, self._seed, self._mode = float(p), int(seed or 0), dropout_implementation
+        self._is_test = bool(is_test)
+
+    def forward(self, input):
+        attrs = {"dropout_prob": self._p, "is_test": self._is_test or not self.training,
+                 "seed": self._seed, "dropout_implementation": self._mode}
+        return first_output(apply("dropout", [input], attrs))
+
+    def extra_repr(self):
+        return f"p={self._p}, dropout_implementation={self._mode}"
+
+
+class Flatten(Layer):
+    """Flattens dims ``start_axis..stop_axis`` into one."""
+
+    def __init__(self, start_axis=1, stop_axis=-1):
+        super().__init__()
+        self._start, self._stop = int(start_axis), int(stop_axis)
+
+    def forward(self, input):
+        rank = len(input.shape)
+        start, stop = self._start % max(rank, 1), self._stop % max(rank, 1)
+        if start > stop:
+            raise ValueError(f"Flatten: start_axis={self._start} comes after "
+                             f"stop_axis={self._stop} for an input of rank {rank}")
+        shape = [0] * start + [-1] + [0] * (rank - stop - 1)
+        return apply("reshape", [input], {"shape": shape})
+
+    def extra_repr(self):
+        return f"start_axis={self._start}, stop_axis={self._stop}"

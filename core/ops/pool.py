@@ -1,0 +1,258 @@
+"""2-D max / average pooling (``pool2d``), vectorised.
+
+Three paths, chosen from the attributes:
+
+* windows (any ksize, stride, padding, ``ceil_mode``): one loop over the ``kh * kw`` kernel
+  taps, each a strided slice of the padded image covering every output position at once,
+  combined with ``maximum`` / ``+``. For the common 2x2/2 pool that is four cheap passes;
+  numpy reduces a ``[N, C, OH, 2, OW, 2]`` reshape over axes (3, 5) tens of times slower;
+* global pooling: a reduction over the two contiguous spatial axes;
+* ``adaptive``: ``ksize`` is the output size and window ``i`` covers
+  ``[floor(i*H/OH), ceil((i+1)*H/OH))``; average pooling is then two small matrix products,
+  max pooling a gather of the (padded-by-repetition) windows.
+
+Max pooling sends the gradient to the first maximum of a window in row-major order (Paddle's
+rule), so tied inputs, common after a ReLU, never receive it twice.
+"""
+from ._shapes import ShapeError
+from ._windows import out_size, pad_nchw, pads4, pair, tap
+from .registry import Meta, OpDef, register_op
+
+__all__ = ["pool2d"]
+
+
+def _plan(shape, pooling_type, ksize, strides, paddings, global_pooling, ceil_mode, adaptive):
+    """``(mode, kh, kw, sh, sw, (t, b, l, r), OH, OW)`` for an NCHW input ``shape``."""
+    if len(shape) != 4:
+        raise ShapeError(f"pool2d: X must be 4-D, got shape {list(shape)}")
+    if pooling_type not in ("max", "avg"):
+        raise ShapeError(f"pool2d: pooling_type must be 'max' or 'avg', got {pooling_type!r}")
+    h, w = shape[2], shape[3]
+    if global_pooling:
+        return "global", h, w, 1, 1, (0, 0, 0, 0), 1, 1
+    kh, kw = pair(ksize, "pool2d: ksize")
+    if min(kh, kw) < 1:
+        raise ShapeError(f"pool2d: ksize must be >= 1, got {ksize}")
+    if adaptive:
+        return "adaptive", kh, kw, 1, 1, (0, 0, 0, 0), kh, kw
+    sh, sw = pair(strides, "pool2d: strides")
+    if min(sh, sw) < 1:
+        raise ShapeError(f"pool2d: strides must be >= 1, got {strides}")
+    pads = pads4(paddings, "pool2d: paddings")
+    t, b, l, r = pads
+    oh = out_size(h, kh, sh, t, b, ceil_mode=ceil_mode)
+    ow = out_size(w, kw, sw, l, r, ceil_mode=ceil_mode)
+    if oh == 0 or ow == 0:
+        raise ShapeError(f"pool2d: window {[kh, kw]} does not fit the padded input "
+                         f"{[h + t + b, w + l + r]}")
+    return "window", kh, kw, sh, sw, pads, oh, ow
+
+
+def _first_max_onehot(xp, windows, dout):
+    """``windows`` [..., K] and ``dout`` [...] -> ``dout`` placed at each first argmax."""
+    idx = windows.argmax(axis=-1)
+    hit = xp.arange(windows.shape[-1]) == idx[..., None]
+    return hit * dout[..., None]
+
+
+def _adaptive_bounds(xp, size, n_out):
+    """Window starts and lengths of adaptive pooling along one axis."""
+    o = xp.arange(n_out)
+    start = (o * size) // n_out
+    end = -((-(o + 1) * size) // n_out)
+    return start, end - start
+
+
+class _Geometry:
+    """The padded image geometry of the general window path."""
+
+    def __init__(self, x_shape, kh, kw, sh, sw, pads, oh, ow):
+        _, _, h, w = x_shape
+        t, b, l, r = pads
+        # NOTE: ceil_mode may let the last window run past the padding; pad that much more.
+        b = max(b, (oh - 1) * sh + kh - h - t)
+        r = max(r, (ow - 1) * sw + kw - w - l)
+        self.pads, self.h, self.w = (t, b, l, r), h, w
+        self.hp, self.wp = h + t + b, w + l + r
+
+
+def _exclusive_count(xp, h, w, kh, kw, sh, sw, t, l, oh, ow, dtype):
+    """Paddle's divisor for exclusive average pooling: in-image elements of each window."""
+    hs = xp.arange(oh) * sh - t
+    ws = xp.arange(ow) * sw - l
+    ch = xp.minimum(hs + kh, h) - xp.maximum(hs, 0)
+    cw = xp.minimum(ws + kw, w) - xp.maximum(ws, 0)
+    count = xp.maximum(ch[:, None] * cw[None, :], 1)  # an all-padding window divides by 1
+    return count.astype(dtype)
+
+
+@register_op
+class pool2d(OpDef):
+    """Max or average pooling over ``ksize`` windows of an NCHW (or NHWC) image."""
+
+    attrs = {"pooling_type": "max", "ksize": [1, 1], "strides": [1, 1], "paddings": [0, 0],
+             "global_pooling": False, "ceil_mode": False, "exclusive": True, "adaptive": False,
+             "data_format": "NCHW"}
+
+    def infer(self, x, pooling_type, ksize, strides, paddings, global_pooling, ceil_mode,
+              exclusive, adaptive, data_format):
+        shape = _nchw_shape(x.shape, data_format)
+        plan = _plan(shape, pooling_type, ksize, strides, paddings, global_pooling, ceil_mode,
+                     adaptive)
+        out = (shape[0], shape[1], plan[6], plan[7])
+        if data_format == "NHWC":
+            out = (out[0], out[2], out[3], out[1])
+        return Meta(out, x.dtype)
+
+    def forward(self, ctx, x, pooling_type, ksize, strides, paddings, global_pooling, ceil_mode,
+                exclusive, adaptive, data_format):
+        xp = ctx.xp
+        x = _to_nchw(x, data_format)
+        mode, kh, kw, sh, sw, pads, oh, ow = _plan(x.shape, pooling_type, ksize, strides,
+                                                   paddings, global_pooling, ceil_mode,
+                                                   adaptive)
+        is_max = pooling_type == "max"
+        if mode == "global":
+            out = x.max(axis=(2, 3), keepdims=True) if is_max else \
+                x.mean(axis=(2, 3), keepdims=True, dtype=x.dtype)
+        elif mode == "adaptive":
+            out = _adaptive_max(xp, x, oh, ow)[0] if is_max else \
+                xp.einsum("oh,nchw,pw->ncop", *_adaptive_mats(xp, x, oh, ow))
+        else:
+            geo = _Geometry(x.shape, kh, kw, sh, sw, pads, oh, ow)
+            t, b, l, r = geo.pads
+            xpad = pad_nchw(xp, x, t, b, l, r, _lowest(xp, x.dtype) if is_max else 0)
+            out = xpad[tap(0, 0, oh, ow, sh, sw)].copy()
+            combine = xp.maximum if is_max else xp.add
+            for i in range(kh):
+                for j in range(kw):
+                    if i or j:
+                        combine(out, xpad[tap(i, j, oh, ow, sh, sw)], out=out)
+            if not is_max:
+                out /= self._divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, x.dtype)
+        return xp.ascontiguousarray(_from_nchw(out.astype(x.dtype, copy=False), data_format))
+
+    @staticmethod
+    def _divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, dtype):
+        if not exclusive:
+            return dtype.type(kh * kw)
+        t, _, l, _ = geo.pads
+        return _exclusive_count(xp, geo.h, geo.w, kh, kw, sh, sw, t, l, oh, ow, dtype)
+
+    def backward(self, ctx, ins, outs, douts, pooling_type, ksize, strides, paddings,
+                 global_pooling, ceil_mode, exclusive, adaptive, data_format):
+        xp = ctx.xp
+        x = _to_nchw(ins[0], data_format)
+        dout = _to_nchw(douts[0], data_format)
+        mode, kh, kw, sh, sw, pads, oh, ow = _plan(x.shape, pooling_type, ksize, strides,
+                                                   paddings, global_pooling, ceil_mode,
+                                                   adaptive)
+        is_max = pooling_type == "max"
+        n, c, h, w = x.shape
+        if mode == "global":
+            if is_max:
+                dx = _first_max_onehot(xp, x.reshape(n, c, h * w), dout.reshape(n, c))
+            else:
+                dx = xp.broadcast_to(dout / x.dtype.type(h * w), x.shape)
+            dx = dx.reshape(x.shape)
+        elif mode == "adaptive":
+            dx = _adaptive_max_grad(xp, x, dout, oh, ow) if is_max else \
+                _adaptive_avg_grad(xp, x, dout, oh, ow)
+        else:
+            geo = _Geometry(x.shape, kh, kw, sh, sw, pads, oh, ow)
+            t, b, l, r = geo.pads
+            img = xp.zeros((n, c, geo.hp, geo.wp), dtype=x.dtype)
+            if is_max:
+                self._max_grad(xp, pad_nchw(xp, x, t, b, l, r, _lowest(xp, x.dtype)),
+                               _to_nchw(outs[0], data_format), dout, img, kh, kw, sh, sw)
+            else:
+                d = dout / self._divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, x.dtype)
+                for i in range(kh):
+                    for j in range(kw):
+                        img[tap(i, j, oh, ow, sh, sw)] += d
+            dx = img[:, :, t:t + h, l:l + w]
+        return (xp.ascontiguousarray(_from_nchw(dx.astype(x.dtype, copy=False), data_format)),)
+
+    @staticmethod
+    def _max_grad(xp, xpad, out, dout, img, kh, kw, sh, sw):
+        """Add ``dout`` into ``img`` at each window's first maximum, tap by tap."""
+        oh, ow = out.shape[2:]
+        # NOTE: `free` marks windows whose maximum was not met yet; scanning the taps in
+        # row-major order gives the first maximum, with no argmax copy of the windows.
+        free = xp.ones(out.shape, dtype=bool)
+        for i in range(kh):
+            for j in range(kw):
+                idx = tap(i, j, oh, ow, sh, sw)
+                hit = xpad[idx] == out
+                hit &= free
+                img[idx] += xp.where(hit, dout, 0)
+                free &= ~hit
+
+
+def _adaptive_max(xp, x, oh, ow):
+    """``(out, windows, row index, column index)`` of adaptive max pooling."""
+    ih = _adaptive_index(xp, x.shape[2], oh)
+    iw = _adaptive_index(xp, x.shape[3], ow)
+    # NOTE: shorter windows repeat their last element, which changes no maximum.
+    wins = x[:, :, ih[:, :, None, None], iw[None, None, :, :]]  # [N, C, OH, Lh, OW, Lw]
+    return wins.max(axis=(3, 5)), wins, ih, iw
+
+
+def _adaptive_max_grad(xp, x, dout, oh, ow):
+    n, c = x.shape[:2]
+    _, wins, ih, iw = _adaptive_max(xp, x, oh, ow)
+    lh, lw = ih.shape[1], iw.shape[1]
+    flat = wins.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, oh, ow, lh * lw)
+    g = _first_max_onehot(xp, flat, dout).reshape(n, c, oh, ow, lh, lw)
+    rows = xp.broadcast_to(ih[:, None, :, None], (oh, ow, lh, lw))
+    colz = xp.broadcast_to(iw[None, :, None, :], (oh, ow, lh, lw))
+    dx = xp.zeros_like(x)
+    xp.add.at(dx, (slice(None), slice(None), rows, colz), g)
+    return dx
+
+
+def _adaptive_index(xp, size, n_out):
+    """[n_out, L] input indices of each adaptive window, the last one repeated to length L."""
+    start, length = _adaptive_bounds(xp, size, n_out)
+    longest = int(length.max())
+    steps = xp.minimum(xp.arange(longest)[None, :], (length - 1)[:, None])
+    return start[:, None] + steps
+
+
+def _adaptive_mats(xp, x, oh, ow):
+    """``(A_h [OH, H], x, A_w [OW, W])`` whose product is adaptive average pooling."""
+    return _avg_matrix(xp, x.shape[2], oh, x.dtype), x, _avg_matrix(xp, x.shape[3], ow, x.dtype)
+
+
+def _avg_matrix(xp, size, n_out, dtype):
+    start, length = _adaptive_bounds(xp, size, n_out)
+    i = xp.arange(size)[None, :]
+    inside = (i >= start[:, None]) & (i < (start + length)[:, None])
+    return (inside / length[:, None]).astype(dtype)
+
+
+def _adaptive_avg_grad(xp, x, dout, oh, ow):
+    a_h, _, a_w = _adaptive_mats(xp, x, oh, ow)
+    return xp.einsum("oh,ncop,pw->nchw", a_h, dout, a_w)
+
+
+def _lowest(xp, dtype):
+    return -xp.inf if dtype.kind == "f" else xp.iinfo(dtype).min
+
+
+def _nchw_shape(shape, data_format):
+    if data_format not in ("NCHW", "NHWC"):
+        raise ShapeError(f"pool2d: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    shape = tuple(shape)
+    if data_format == "NHWC" and len(shape) == 4:
+        return shape[0], shape[3], shape[1], shape[2]
+    return shape
+
+
+def _to_nchw(x, data_format):
+    _nchw_shape(x.shape, data_format)
+    return x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+
+
+def _from_nchw(x, data_format):
+    return x.transpose(0, 2, 3, 1) if data_format == "NHWC" else x

@@ -1,0 +1,503 @@
+"""Compiling a Program into a plan: one generated Python function of straight-line kernel calls.
+
+The global block (pruned to what the fetches and side effects need) becomes the body of one
+function. Every Variable becomes a local name ``v<N>``; every kernel, attribute value and
+constant becomes a global of the generated function's namespace, so nothing from the Program
+(names, attribute values - possibly from a loaded file) is ever pasted into the source: the
+source is built only from generated identifiers and from attribute *names* declared by the
+registered op definitions. ``cond`` becomes an ``if``/``else`` holding both branches inline,
+``while`` a Python ``while`` loop holding its body; their gradients replay the branch taken and
+the saved iterations in reverse. Constant ops (``fill_constant``, ``assign_value``) whose
+output is written once are evaluated at compile time. Temporaries of the global block are
+deleted after their last use. The source is compiled under a synthetic file name registered in
+:mod:`linecache`, so tracebacks show it, and each line maps back to its operator for error
+messages.
+"""
+import collections
+import itertools
+import keyword
+import linecache
+import weakref
+
+from ..ops.registry import KernelContext, get_op, is_list_slot, slot_name
+from .analysis import (CONTROL_FLOW_OPS, body_defined_vars, has_side_effect, op_reads,
+                       op_writes)
+from .grad_kernels import make_grad_kernel, make_helpers
+from .program import EMPTY_VAR_NAME
+from .specialize import specialize
+
+__all__ = ["compile_plan", "Plan", "CompileError"]
+
+HOISTABLE = ("fill_constant", "assign_value")
+_counter = itertools.count()
+
+
+class CompileError(ValueError):
+    """A Program that cannot run: an unknown op, a name that resolves to no variable, a fetch
+    nothing computes."""
+
+
+class Plan:
+    """A compiled global block: ``fn(ctx, ext_values) -> (fetch values, persistable writes)``.
+
+    ``ext``: ``(name, Variable)`` pairs the function reads from the feed or the scope, in
+    argument order; ``writes``: persistable names written back to the scope after a run;
+    ``line_ops``: source line -> ``(Operator, block index)``.
+    """
+
+    __slots__ = ("fn", "ext", "fetch_names", "writes", "filename", "line_ops", "source",
+                 "idents", "_keep_alive", "__weakref__")
+
+
+def compile_plan(program, feed_names, fetch_names, xp, place):
+    """Compile ``program``'s global block for the given feed and fetch names."""
+    gen = _Generator(program, xp, place, set(fetch_names))
+    return gen.build(list(feed_names), list(fetch_names))
+
+
+def _is_ident(name):
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+class _Generator:
+    def __init__(self, program, xp, place, fetch_set):
+        self.program = program
+        self.xp = xp
+        self.place = place
+        self.fetch_set = fetch_set
+        self.lines = []
+        self.indent = 1
+        self.ns = {"__builtins__": __builtins__}
+        self.ids = {}
+        self.keep_alive = []
+        self.line_ops = {}
+        self.hoisted = {}
+        self.tmp = itertools.count()
+        self.ctx = KernelContext(xp, place)
+        self.ns["ctx"] = self.ctx
+        self.ns["_zl"], self.ns["_acc"], self.ns["_or_zeros"] = make_helpers(xp)
+        self.write_count = collections.Counter(
+            n for b in program.blocks for op in b.ops for n in op_writes(op))
+        self.read_set = {n for b in program.blocks for op in b.ops for n in op_reads(op)}
+
+    # -- names ---------------------------------------------------------------------------------
+    def const(self, value, prefix="c"):
+        name = f"{prefix}{len(self.ns)}"
+        self.ns[name] = value
+        return name
+
+    def var(self, block, name, op):
+        v = block._find_var_recursive(name)
+        if v is None:
+            raise CompileError(f"op '{op.type}' in block {block.idx} refers to variable "
+                               f"'{name}', which is not declared in block {block.idx} or its "
+                               "parents")
+        return v
+
+    def ident(self, block, name, op):
+        v = self.var(block, name, op)
+        key = id(v)
+        got = self.ids.get(key)
+        if got is None:
+            got = self.hoisted.get(key) or f"v{len(self.ids)}"
+            self.ids[key] = got
+            self.keep_alive.append(v)
+        return got
+
+    def new_local(self, prefix="_t"):
+        return f"{prefix}{next(self.tmp)}"
+
+    def emit(self, text, op=None, block=None):
+        self.lines.append("    " * self.indent + text)
+        if op is not None:
+            self.line_ops[len(self.lines) + 1] = (op, block.idx)  # +1: the def line
+
+    # -- top level ---------------------------------------------------------------------------
+    def build(self, feed_names, fetch_names):
+        gb = self.program.global_block()
+        ops = self._prune(gb, fetch_names)
+        self._plan_hoisting()
+        ext, defined = [], set()
+        for op in ops:
+            for n in op_reads(op):
+                if n not in defined and n not in ext:
+                    ext.append(n)
+            defined.update(op_writes(op))
+        for n in fetch_names:
+            if gb._find_var_recursive(n) is None:
+                raise CompileError(f"fetch '{n}' is not a variable of the program")
+            if n not in defined and n not in ext:
+                ext.append(n)
+        ext_vars = [(n, self.var(gb, n, _Fetch)) for n in ext]
+        ext_ids = [self.ident(gb, n, _Fetch) for n in ext]
+        if ext_ids:
+            self.emit(f"{', '.join(ext_ids)}, = ext")
+        last_use = self._last_uses(gb, ops)
+        top_defined = set()
+        for i, op in enumerate(ops):
+            self.emit_op(gb, op)
+            for n in op_writes(op):
+                top_defined.add(self.ident(gb, n, op))
+            dead = [d for d in last_use.get(i, ()) if d in top_defined]
+            if dead:
+                self.emit(f"del {', '.join(dead)}")
+        fetch_ids = [self.ident(gb, n, _Fetch) for n in fetch_names]
+        writes = []
+        for op in ops:
+            for n in op_writes(op):
+                v = self.var(gb, n, op)
+                if v.persistable and v.block is gb and n not in writes:
+                    writes.append(n)
+        write_ids = [self.ident(gb, n, _Fetch) for n in writes]
+        self.emit(f"return ({''.join(i + ', ' for i in fetch_ids)}), "
+                  f"({''.join(i + ', ' for i in write_ids)})")
+        plan = Plan()
+        plan.filename = f"<dy2static-plan-{next(_counter)}>"
+        plan.source = "def __plan(ctx, ext):\n" + "\n".join(self.lines) + "\n"
+        code = compile(plan.source, plan.filename, "exec")
+        linecache.cache[plan.filename] = (len(plan.source), None,
+                                          plan.source.splitlines(True), plan.filename)
+        exec(code, self.ns)  # noqa: S102 - source generated from program structure only
+        plan.fn = self.ns["__plan"]
+        plan.ext = ext_vars
+        plan.fetch_names = list(fetch_names)
+        plan.writes = writes
+        plan.line_ops = self.line_ops
+        plan.idents = self.ids
+        plan._keep_alive = self.keep_alive
+        weakref.finalize(plan, linecache.cache.pop, plan.filename, None)
+        return plan
+
+    def _prune(self, block, fetch_names):
+        needed = set(fetch_names)
+        kept = []
+        for op in reversed(block.ops):
+            if has_side_effect(self.program, block, op) or \
+                    any(n in needed for n in op_writes(op)):
+                kept.append(op)
+                needed.update(op_reads(op))
+        kept.reverse()
+        return kept
+
+    def _plan_hoisting(self):
+        for b in self.program.blocks:
+            for op in b.ops:
+                if op.type not in HOISTABLE or op_reads(op):
+                    continue
+                outs = op_writes(op)
+                if len(outs) != 1 or self.write_count[outs[0]] != 1 or \
+                        outs[0] in self.fetch_set:
+                    continue
+                v = b._find_var_recursive(outs[0])
+                if v is None or v.persistable:
+                    continue
+                self.hoisted[id(v)] = f"h{len(self.hoisted)}"
+
+    def _last_uses(self, block, ops):
+        """top-level op index -> identifiers last used there (candidates for ``del``)."""
+        last = {}
+        for i, op in enumerate(ops):
+            for ident in self._referenced(block, op):
+                last[ident] = i
+        keep = {self.ident(block, n, _Fetch) for n in self.fetch_set}
+        for op in ops:
+            for n in op_writes(op):
+                if self.var(block, n, op).persistable:
+                    keep.add(self.ident(block, n, op))
+        keep.update(self.hoisted.values())
+        out = collections.defaultdict(list)
+        for ident, i in last.items():
+            if ident not in keep:
+                out[i].append(ident)
+        return out
+
+    def _referenced(self, block, op):
+        ids = [self.ident(block, n, op) for n in op_reads(op) + op_writes(op)]
+        from .analysis import sub_blocks
+
+        for idx in sub_blocks(op):
+            sb = self.program.block(idx)
+            for o in sb.ops:
+                ids.extend(self._referenced(sb, o))
+        for key in ("true_outs", "false_outs", "body_outs", "loop_vars"):
+            for n in op.attrs.get(key, ()) if op.type in CONTROL_FLOW_OPS else ():
+                blk = self.program.block(op.attrs.get("sub_block", op.attrs.get(
+                    "true_block" if key == "true_outs" else "false_block", block.idx)))
+                v = blk._find_var_recursive(n)
+                if v is not None and v.block.idx == block.idx:
+                    ids.append(self.ident(blk, n, op))
+        return ids
+
+    # -- ops ---------------------------------------------------------------------------------
+    def emit_block(self, block):
+        start = len(self.lines)
+        for op in block.ops:
+            self.emit_op(block, op)
+        if len(self.lines) == start:
+            self.emit("pass")
+
+    def emit_op(self, block, op):
+        if op.type == "cond":
+            return self._cond(block, op)
+        if op.type == "while":
+            return self._while(block, op)
+        if op.type == "cond_grad":
+            return self._cond_grad(block, op)
+        if op.type == "while_grad":
+            return self._while_grad(block, op)
+        if op.type.endswith("_grad"):
+            return self._grad(block, op)
+        return self._forward(block, op)
+
+    def _opdef(self, op, block):
+        try:
+            return get_op(op.type)
+        except KeyError:
+            raise CompileError(f"op '{op.type}' in block {block.idx} is not a registered op "
+                               "(is the module that defines it imported?)") from None
+
+    def _full_attrs(self, opdef, op, block):
+        try:
+            return opdef.full_attrs(op.attrs)
+        except TypeError as e:
+            raise CompileError(f"block {block.idx}: {e}") from None
+
+    def _in_expr(self, block, op, opdef):
+        args = []
+        for slot in opdef.inputs:
+            names = op.inputs.get(slot_name(slot), [])
+            ids = [self.ident(block, n, op) if n != EMPTY_VAR_NAME else "None" for n in names]
+            if is_list_slot(slot):
+                args.append("[" + ", ".join(ids) + "]")
+            else:
+                if len(ids) > 1:
+                    raise CompileError(f"op '{op.type}' in block {block.idx}: input slot "
+                                       f"'{slot}' holds {len(ids)} variables, expected one")
+                args.append(ids[0] if ids else "None")
+        return args
+
+    def _out_target(self, block, op, slots, key=lambda s: s):
+        targets = []
+        for slot in slots:
+            names = op.outputs.get(key(slot_name(slot)), [])
+            ids = [self.ident(block, n, op) if n != EMPTY_VAR_NAME else "_" for n in names]
+            if all(i == "_" for i in ids):
+                targets.append("_")
+            elif is_list_slot(slot):
+                targets.append("[" + ", ".join(ids) + "]")
+            else:
+                targets.append(ids[0])
+        return targets
+
+    def _forward(self, block, op):
+        opdef = self._opdef(op, block)
+        attrs = self._full_attrs(opdef, op, block)
+        outs = op_writes(op)
+        if len(outs) == 1 and id(self.var(block, outs[0], op)) in self.hoisted:
+            self._hoist(block, op, opdef, attrs)
+            return
+        args = ["ctx"] + self._in_expr(block, op, opdef)
+        maker = getattr(opdef, "make_kernel", None)
+        fast = specialize(opdef, attrs, self.xp)
+        if fast is not None:
+            kname = self.const(fast, "k")
+            args = args[1:]
+        elif maker is not None:
+            kname = self.const(maker(**attrs), "k")
+        else:
+            kname = self.const(opdef.forward, "k")
+            for k, v in attrs.items():
+                if _is_ident(k):
+                    args.append(f"{k}={self.const(v)}")
+                else:
+                    args.append(f"**{self.const({k: v})}")
+        call = f"{kname}({', '.join(args)})"
+        targets = self._out_target(block, op, opdef.outputs)
+        if not targets:
+            self.emit(call, op, block)
+        elif len(targets) == 1:
+            self.emit(f"{targets[0]} = {call}", op, block)
+        else:
+            self.emit(f"{', '.join(targets)} = {call}", op, block)
+
+    def _hoist(self, block, op, opdef, attrs):
+        v = self.var(block, op_writes(op)[0], op)
+        try:
+            value = opdef.forward(self.ctx, **attrs)
+        except Exception as e:
+            raise CompileError(f"constant op '{op.type}' in block {block.idx} failed with attrs "
+                               f"{attrs}: {type(e).__name__}: {e}") from e
+        self.ns[self.hoisted[id(v)]] = value
+
+    def _grad(self, block, op):
+        fwd = self._opdef(_FwdType(op.type[:-5]), block)
+        attrs = self._full_attrs(fwd, op, block)
+        ins = self._in_expr(block, op, fwd)
+        outs = []
+        douts = []
+        for slot in fwd.outputs:
+            s = slot_name(slot)
+            for src, dst in ((s, outs), (s + "@GRAD", douts)):
+                names = op.inputs.get(src, [])
+                ids = [self.ident(block, n, op) if n != EMPTY_VAR_NAME else "None"
+                       for n in names]
+                if is_list_slot(slot):
+                    dst.append("[" + ", ".join(ids) + "]")
+                else:
+                    dst.append(ids[0] if ids else "None")
+        needs = tuple(any(n != EMPTY_VAR_NAME for n in op.outputs.get(slot_name(s) + "@GRAD", []))
+                      for s in fwd.inputs)
+        ctx = self.const(KernelContext(self.xp, self.place, needs_grad=needs), "g")
+        kname = self.const(make_grad_kernel(fwd, attrs), "k")
+        targets = self._out_target(block, op, fwd.inputs, key=lambda s: s + "@GRAD")
+        call = (f"{kname}({ctx}, ({''.join(a + ', ' for a in ins)}), "
+                f"({''.join(a + ', ' for a in outs)}), ({''.join(a + ', ' for a in douts)}))")
+        self.emit(f"{''.join(t + ', ' for t in targets)} = {call}", op, block)
+
+    # -- control flow --------------------------------------------------------------------------
+    def _assign(self, dsts, srcs, op, block):
+        if dsts:
+            self.emit(f"{''.join(d + ', ' for d in dsts)} = {''.join(s + ', ' for s in srcs)}",
+                      op, block)
+
+    def _cond(self, block, op):
+        pred = self.ident(block, op.inputs["Cond"][0], op)
+        outs = [self.ident(block, n, op) for n in op.outputs.get("Out", [])]
+        self.emit(f"if {pred}:", op, block)
+        for key, bkey in (("true_outs", "true_block"), ("false_outs", "false_block")):
+            if key == "false_outs":
+                self.emit("else:", op, block)
+            sb = self.program.block(op.attrs[bkey])
+            self.indent += 1
+            self.emit_block(sb)
+            self._assign(outs, [self.ident(sb, n, op) for n in op.attrs[key]], op, block)
+            self.indent -= 1
+
+    def _cond_grad(self, block, op):
+        pred = self.ident(block, op.inputs["Cond"][0], op)
+        fwd_outs = op.inputs.get("Out", [])
+        ogs = op.inputs.get("Out@GRAD", [])
+        ins = op.inputs.get("Input", [])
+        igs = op.outputs.get("Input@GRAD", [])
+        self.emit(f"if {pred}:", op, block)
+        for side in ("true", "false"):
+            if side == "false":
+                self.emit("else:", op, block)
+            gb = self.program.block(op.attrs[f"{side}_block"])
+            self.indent += 1
+            for seed, og, out in zip(op.attrs[f"{side}_out_grads"], ogs, fwd_outs):
+                if seed:
+                    self.emit(f"{self.ident(gb, seed, op)} = "
+                              f"{self._grad_or_zeros(block, og, out, op)}", op, block)
+            self.emit_block(gb)
+            for res, ig, x in zip(op.attrs[f"{side}_in_grads"], igs, ins):
+                if ig == EMPTY_VAR_NAME:
+                    continue
+                src = self.ident(gb, res, op) if res else f"_zl({self.ident(block, x, op)})"
+                self.emit(f"{self.ident(block, ig, op)} = {src}", op, block)
+            self.indent -= 1
+
+    def _grad_or_zeros(self, block, grad_name, value_name, op):
+        if grad_name == EMPTY_VAR_NAME:
+            return f"_zl({self.ident(block, value_name, op)})"
+        return self.ident(block, grad_name, op)
+
+    def _saved(self, body, loop_vars, op):
+        params = [self.ident(body, n, op) for n in loop_vars]
+        ids = list(params)
+        for v in body_defined_vars(self.program, body):
+            i = self.ident(v.block, v.name, op)
+            if i not in ids and id(v) not in self.hoisted:
+                ids.append(i)
+        return params, ids
+
+    def _while(self, block, op):
+        body = self.program.block(op.attrs["sub_block"])
+        loop_vars = op.attrs["loop_vars"]
+        n = len(loop_vars)
+        inits = [self.ident(block, x, op) for x in op.inputs["X"][:n]]
+        params, saved = self._saved(body, loop_vars, op)
+        outs = [self.ident(block, x, op) for x in op.outputs["Out"]]
+        steps = op.outputs.get("StepScopes", [])
+        record = bool(steps) and steps[0] in self.read_set and not op.attrs.get("is_test")
+        cvar = self.new_local("_c")
+        self._assign(params, inits, op, block)
+        self.emit(f"{cvar} = {self.ident(block, op.inputs['Condition'][0], op)}", op, block)
+        if record:
+            steps_id = self.ident(block, steps[0], op)
+            self.emit(f"{steps_id} = []", op, block)
+            extra = [s for s in saved if s not in params]
+            if extra:
+                self.emit(f"{' = '.join(extra)} = None", op, block)
+        elif steps:
+            self.emit(f"{self.ident(block, steps[0], op)} = None", op, block)
+        self.emit(f"while {cvar}:", op, block)
+        self.indent += 1
+        self.emit_block(body)
+        if record:
+            self.emit(f"{steps_id}.append(({''.join(s + ', ' for s in saved)}))", op, block)
+        body_outs = [self.ident(body, o, op) for o in op.attrs["body_outs"]]
+        self._assign(params + [cvar], body_outs + [self.ident(body, op.attrs["cond_out"], op)],
+                     op, block)
+        self.indent -= 1
+        self._assign(outs, params, op, block)
+
+    def _while_grad(self, block, op):
+        gblock = self.program.block(op.attrs["sub_block"])
+        body = self.program.block(op.attrs["fwd_block"])
+        loop_vars = op.attrs["loop_vars"]
+        n = len(loop_vars)
+        xs, fwd_outs = op.inputs["X"], op.inputs["Out"]
+        ogs, xgs = op.inputs["Out@GRAD"], op.outputs["X@GRAD"]
+        params, saved = self._saved(body, loop_vars, op)
+        steps = self.ident(block, op.inputs["StepScopes"][0], op)
+        gps = {}
+        for i, seed in enumerate(op.attrs["out_grads"]):
+            if seed:
+                gps[i] = self.new_local("_gp")
+                self.emit(f"{gps[i]} = {self._grad_or_zeros(block, ogs[i], fwd_outs[i], op)}",
+                          op, block)
+        accs = {}
+        for j, res in enumerate(op.attrs["captured_grads"]):
+            if res:
+                accs[j] = self.new_local("_ga")
+                self.emit(f"{accs[j]} = None", op, block)
+        step = self.new_local("_s")
+        self.emit(f"for {step} in reversed({steps}):", op, block)
+        self.indent += 1
+        self.emit(f"{''.join(s + ', ' for s in saved)} = {step}", op, block)
+        for i, g in gps.items():
+            self.emit(f"{self.ident(gblock, op.attrs['out_grads'][i], op)} = {g}", op, block)
+        self.emit_block(gblock)
+        for i, g in gps.items():
+            res = op.attrs["param_grads"][i]
+            src = self.ident(gblock, res, op) if res else f"_zl({params[i]})"
+            self.emit(f"{g} = {src}", op, block)
+        for j, a in accs.items():
+            res = self.ident(gblock, op.attrs["captured_grads"][j], op)
+            self.emit(f"{a} = _acc({a}, {res})", op, block)
+        self.indent -= 1
+        for i, name in enumerate(xgs):
+            if name == EMPTY_VAR_NAME:
+                continue
+            dst = self.ident(block, name, op)
+            x = self.ident(block, xs[i], op)
+            if i < n:
+                src = gps[i] if i in gps else f"_zl({x})"
+            else:
+                src = f"_or_zeros({accs[i - n]}, {x})" if (i - n) in accs else f"_zl({x})"
+            self.emit(f"{dst} = {src}", op, block)
+
+
+class _FwdType:
+    """Stand-in carrying the forward type of a ``<type>_grad`` op for error messages."""
+
+    def __init__(self, type):
+        self.type = type
+
+
+class _FetchOp:
+    type = "fetch"
+
+
+_Fetch = _FetchOp()

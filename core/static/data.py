@@ -1,0 +1,33 @@
+"""Feed placeholders: ``static.data`` declares a variable the executor fills from ``feed``."""
+from ..dtypes import convert_dtype
+from .program import default_main_program
+
+__all__ = ["data"]
+
+
+def data(name, shape, dtype="float32", lod_level=0):
+    """A feed variable ``name`` of the main program's global block. ``None`` or -1 marks an
+    unknown dim; the executor checks every feed against this shape and dtype."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"data(): 'name' must be a non-empty string, got {name!r}")
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"data(): 'shape' of '{name}' must be a list of ints (None or -1 for "
+                        f"unknown dims), got {type(shape).__name__}")
+    dims = []
+    for d in shape:
+        if d is None:
+            dims.append(-1)
+        elif isinstance(d, int) and not isinstance(d, bool) and d >= -1:
+            dims.append(int(d))
+        else:
+            raise ValueError(f"data(): 'shape' of '{name}' must hold ints >= 0, -1 or None, got "
+                             f"{list(shape)}")
+    block = default_main_program().global_block()
+    old = block.vars.get(name)
+    if old is not None and not old.is_data:
+        raise ValueError(f"data(): '{name}' already names a non-data variable of the program")
+    if old is not None:
+        old.shape, old.dtype = dims, convert_dtype(dtype)
+        return old
+    return block.create_var(name=name, shape=dims, dtype=convert_dtype(dtype), is_data=True,
+                            stop_gradient=True)

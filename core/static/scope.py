@@ -1,0 +1,158 @@
+"""Scopes: where the executor keeps persistable values (parameters, optimizer state) between
+runs.
+
+A :class:`Scope` maps variable names to arrays (numpy on CPUPlace, cupy on CUDAPlace; a tensor
+array is a list of arrays). ``scope.var(name)`` / ``scope.find_var(name)`` give a handle whose
+``get_tensor()`` is a :class:`LoDTensor` view with ``set(array, place)``, ``__array__`` and
+``shape()``, as in Paddle.
+"""
+import contextlib
+
+import numpy as np
+
+from ..backend import as_numpy, to_place
+
+__all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard"]
+
+
+class LoDTensor:
+    """A view of one scope entry (or a fetched value when ``return_numpy=False``)."""
+
+    __slots__ = ("_scope", "_name", "_value")
+
+    def __init__(self, scope=None, name=None, value=None):
+        self._scope = scope
+        self._name = name
+        self._value = value
+
+    def _get(self):
+        if self._scope is None:
+            return self._value
+        return self._scope._vars.get(self._name)
+
+    @property
+    def array(self):
+        """The underlying array (numpy or cupy), or None when the variable holds nothing."""
+        return self._get()
+
+    def set(self, array, place=None):
+        """Store ``array`` (copied to ``place`` when given)."""
+        from ..tensor import Tensor
+
+        if isinstance(array, Tensor):
+            array = array._data
+        elif isinstance(array, LoDTensor):
+            array = array._get()
+        if not hasattr(array, "shape"):
+            array = np.asarray(array)
+        if place is not None:
+            array = to_place(array, place)
+        if self._scope is None:
+            self._value = array
+        else:
+            self._scope._vars[self._name] = array
+
+    def shape(self):
+        v = self._get()
+        return [] if v is None else list(v.shape)
+
+    def _dtype(self):
+        v = self._get()
+        return None if v is None else v.dtype
+
+    def _is_initialized(self):
+        return self._get() is not None
+
+    def numpy(self):
+        v = self._get()
+        if v is None:
+            raise ValueError(f"variable '{self._name}' holds no value")
+        return as_numpy(v)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    def __repr__(self):
+        v = self._get()
+        what = "uninitialised" if v is None else f"{v.dtype}{list(v.shape)}"
+        return f"LoDTensor({self._name or ''} {what})"
+
+
+class _ScopeVar:
+    """A named entry of a Scope (``scope.var(name)``)."""
+
+    __slots__ = ("_scope", "_name")
+
+    def __init__(self, scope, name):
+        self._scope = scope
+        self._name = name
+
+    def name(self):
+        return self._name
+
+    def get_tensor(self):
+        return LoDTensor(self._scope, self._name)
+
+    def is_initialized(self):
+        return self._scope._vars.get(self._name) is not None
+
+    def set_value(self, array, place=None):
+        self.get_tensor().set(array, place)
+
+
+class Scope:
+    """Name -> array storage for the executor."""
+
+    def __init__(self):
+        self._vars = {}
+
+    def var(self, name):
+        """The entry ``name``, created (empty) when absent."""
+        self._vars.setdefault(name, None)
+        return _ScopeVar(self, name)
+
+    def find_var(self, name):
+        """The entry ``name``, or None when it was never created."""
+        if name not in self._vars:
+            return None
+        return _ScopeVar(self, name)
+
+    def erase(self, names):
+        for n in names:
+            self._vars.pop(n, None)
+
+    def local_var_names(self):
+        return list(self._vars)
+
+    def _get(self, name):
+        return self._vars.get(name)
+
+    def _set(self, name, value):
+        self._vars[name] = value
+
+    def __contains__(self, name):
+        return self._vars.get(name) is not None
+
+    def __repr__(self):
+        return f"Scope({len(self._vars)} vars)"
+
+
+_scopes = [Scope()]
+
+
+def global_scope():
+    """The scope ``Executor.run`` uses when none is given."""
+    return _scopes[-1]
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    """Make ``scope`` the global scope inside the block."""
+    if not isinstance(scope, Scope):
+        raise TypeError(f"scope_guard expects a Scope, got {type(scope).__name__}")
+    _scopes.append(scope)
+    try:
+        yield scope
+    finally:
+        _scopes.pop()

@@ -1,0 +1,103 @@
+"""and / or / not and chained comparisons keep Python's values and short circuit."""
+import numpy as np
+import pytest
+
+import core
+
+from .conftest import as_array, both, convert, needs_static_control_flow, op_types, run_static
+
+
+def logic(a, b, c):
+    return (a and b), (a or c), (not a), (a and b or c)
+
+
+def chained(a, b, c):
+    return a < b <= c, a < b > c, a == b != c
+
+
+def short_circuit(x, calls):
+    def right():
+        calls.append("right")
+        return 7
+    return x and right()
+
+
+@pytest.mark.parametrize("args", [(0, 1, 2), (3, 0, 5), ("", "x", None), ([1], [], 0)])
+@pytest.mark.parametrize("passes", [None, ("logical",)])
+def test_python_values(args, passes):
+    expected, got = both(logic, *args, passes=passes)
+    assert expected == got
+
+
+@pytest.mark.parametrize("args", [(1, 2, 3), (1, 2, 2), (3, 2, 1), (2, 2, 3)])
+def test_chained_comparisons(args):
+    assert both(chained, *args) == (chained(*args),) * 2
+
+
+def test_chained_comparison_evaluates_middle_once():
+    calls = []
+
+    def mid():
+        calls.append(1)
+        return 5
+
+    def f():
+        return 1 < mid() < 9
+
+    assert convert(f)() is True
+    assert calls == [1]
+
+
+@pytest.mark.parametrize("x", [0, 1])
+def test_short_circuit(x):
+    calls = []
+    assert convert(short_circuit)(x, calls) == short_circuit(x, [])
+    assert calls == (["right"] if x else [])
+
+
+def test_eager_tensors_return_what_python_returns():
+    # Paddle issue 50365: `x and y` gave 999999 statically where eager gave 0.
+    x = core.to_tensor(np.array([0], dtype="int64"))
+    y = core.to_tensor(np.array([999999], dtype="int64"))
+
+    def f(x, y):
+        return x and y
+
+    expected, got = both(f, x, y)
+    assert as_array(got).tolist() == as_array(expected).tolist() == [0]
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("xv", [0, 5])
+def test_static_and_returns_python_value(xv):
+    def f(x, y):
+        return x and y
+
+    x = np.array([xv], dtype="int64")
+    y = np.array([999999], dtype="int64")
+    out, program = run_static(f, [x, y])
+    assert out.tolist() == (x and y).tolist() if xv else out.tolist() == [0]
+    assert "cond" in op_types(program)
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("xv", [-1.0, 1.0])
+def test_static_right_side_ops_live_in_a_branch(xv):
+    def f(x):
+        return x > 0 and x.sum() < 10
+
+    x = np.array([xv], dtype="float32")
+    out, program = run_static(f, [x])
+    assert bool(out) == bool(xv > 0 and xv < 10)
+    global_types = {op.type for op in program.global_block().ops}
+    assert "reduce_sum" not in global_types
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("xv", [-1.0, 1.0])
+def test_static_not(xv):
+    def f(x):
+        return not x > 0
+
+    out, _ = run_static(f, [np.array([xv], dtype="float32")])
+    assert bool(out) == (not xv > 0)

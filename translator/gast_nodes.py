@@ -1,0 +1,86 @@
+"""The few gast nodes the translator builds by hand, and node annotations.
+
+Everything else the transformers generate comes from templates (``templates.py``). Keeping
+node construction here means a change in gast's node signatures touches one file.
+
+Annotations are plain attributes on nodes, read and written only through :func:`set_anno`
+and :func:`get_anno`. Keys in use (documented here so every pass agrees):
+
+* ``"extra_test"`` (on ``For`` / ``While``): an expression node that must also hold before
+  each iteration; set by ``break_continue`` and read by ``loop``.
+* ``"origin"`` (on any statement): the user's line number (relative to the parsed source) a
+  generated statement stands for.
+"""
+import gast
+
+__all__ = [
+    "arguments",
+    "attribute",
+    "constant",
+    "copy_anno",
+    "function_def",
+    "get_anno",
+    "name",
+    "names_tuple",
+    "set_anno",
+    "strings_tuple",
+]
+
+_ANNO = "_d2s_anno"
+
+
+def name(id_, ctx=None):
+    """``Name(id_)`` with a ``Load`` context unless ``ctx`` is given."""
+    return gast.Name(id=id_, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def constant(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def names_tuple(ids, ctx=None):
+    """A tuple of names, e.g. the target ``(a, b)`` of ``(a, b) = args``."""
+    ctx = ctx or gast.Load()
+    return gast.Tuple(elts=[name(i, type(ctx)()) for i in ids], ctx=ctx)
+
+
+def strings_tuple(values):
+    """A tuple of string constants, e.g. ``('a', 'b')``."""
+    return gast.Tuple(elts=[constant(v) for v in values], ctx=gast.Load())
+
+
+def attribute(value_id, attr):
+    """``value_id.attr`` as a load."""
+    return gast.Attribute(value=name(value_id), attr=attr, ctx=gast.Load())
+
+
+def arguments(param_ids):
+    """Positional parameters ``(a, b, ...)`` of a function definition."""
+    return gast.arguments(args=[name(p, gast.Param()) for p in param_ids], posonlyargs=[],
+                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def function_def(fn_name, param_ids, body):
+    """``def fn_name(params): body`` with no decorators."""
+    node = gast.FunctionDef(name=fn_name, args=arguments(param_ids), body=body,
+                            decorator_list=[], returns=None, type_comment=None)
+    if "type_params" in gast.FunctionDef._fields:
+        node.type_params = []
+    return node
+
+
+def set_anno(node, key, value):
+    annos = getattr(node, _ANNO, None)
+    if annos is None:
+        annos = {}
+        setattr(node, _ANNO, annos)
+    annos[key] = value
+
+
+def get_anno(node, key, default=None):
+    return getattr(node, _ANNO, {}).get(key, default)
+
+
+def copy_anno(src, dst):
+    for k, v in getattr(src, _ANNO, {}).items():
+        set_anno(dst, k, v)

@@ -1,0 +1,217 @@
+"""Input specifications and call signatures of declarative functions.
+
+:class:`InputSpec` declares one tensor input of a ``declarative`` function: its shape (``None``
+or ``-1`` for a dimension that may vary), dtype and feed name. A function translated from specs
+gets one Program for every call whose tensors fit them.
+
+The rest of the module turns the arguments of a call into a *signature*: a hashable key of the
+program cache. Tensors (and ndarrays) become specs - their exact shape and dtype, or the
+declared spec they fit - and everything else is a Python value compared by value (numbers,
+strings, None, nested lists / tuples / dicts of those) or, for other objects, by identity. The
+same walk produces the flat list of tensor leaves that are fed to the Program.
+"""
+import numpy as np
+
+from core import dtypes as _dtypes
+from core.tensor import Tensor
+
+__all__ = ["InputSpec", "flatten", "pack", "signature_of", "to_specs"]
+
+
+class InputSpec:
+    """The shape, dtype and name of one tensor input.
+
+    ``shape`` is a list or tuple whose entries are ints, ``None`` or ``-1`` (unknown: any size
+    fits). ``dtype`` is a dtype name or numpy dtype. ``name`` becomes the feed name of the
+    input in the translated Program (the argument's name when None).
+    """
+
+    __slots__ = ("shape", "dtype", "name", "stop_gradient")
+
+    def __init__(self, shape, dtype="float32", name=None, stop_gradient=True):
+        if isinstance(shape, int):
+            shape = (shape,)
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError(f"InputSpec: shape must be a list or tuple of ints/None, "
+                            f"got {type(shape).__name__} {shape!r}")
+        dims = []
+        for d in shape:
+            if d is None:
+                dims.append(-1)
+            elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= -1:
+                dims.append(int(d))
+            else:
+                raise ValueError(f"InputSpec: every dimension must be an int >= 0, -1 or None; "
+                                 f"got {d!r} in shape {list(shape)}")
+        self.shape = tuple(dims)
+        self.dtype = _dtypes.convert_dtype(dtype)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"InputSpec: name must be a str or None, got {name!r}")
+        self.name = name
+        self.stop_gradient = bool(stop_gradient)
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        """The exact spec of an eager tensor (or ndarray)."""
+        return cls(tuple(tensor.shape), tensor.dtype, name or getattr(tensor, "_name", None),
+                   getattr(tensor, "stop_gradient", True))
+
+    from_numpy = from_tensor
+
+    def batch(self, batch_size):
+        """This spec with a leading batch dimension (None for a variable one)."""
+        return InputSpec((batch_size,) + self.shape, self.dtype, self.name, self.stop_gradient)
+
+    def unbatch(self):
+        """This spec without its leading dimension."""
+        if not self.shape:
+            raise ValueError(f"unbatch() of a 0-d InputSpec {self!r}")
+        return InputSpec(self.shape[1:], self.dtype, self.name, self.stop_gradient)
+
+    def fits(self, shape, dtype):
+        """True when a tensor of ``shape`` and ``dtype`` may be fed for this spec."""
+        if np.dtype(dtype) != self.dtype or len(shape) != len(self.shape):
+            return False
+        return all(d == -1 or d == s for d, s in zip(self.shape, shape))
+
+    def key(self):
+        return ("spec", self.shape, self.dtype.str, self.name, self.stop_gradient)
+
+    def __eq__(self, other):
+        return isinstance(other, InputSpec) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+    def __repr__(self):
+        shape = [None if d == -1 else d for d in self.shape]
+        return f"InputSpec(shape={shape}, dtype={self.dtype.name}, name={self.name!r})"
+
+
+def flatten(structure):
+    """The leaves of a nested list / tuple / dict structure, depth first (dicts by sorted key)."""
+    leaves = []
+    stack = [structure]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            stack.extend(item[k] for k in reversed(_sorted_keys(item)))
+        else:
+            leaves.append(item)
+    return leaves
+
+
+def _sorted_keys(d):
+    try:
+        return sorted(d)
+    except TypeError:
+        return sorted(d, key=repr)
+
+
+def pack(structure, leaves):
+    """``structure`` with its leaves replaced, in :func:`flatten` order, by ``leaves``."""
+    it = iter(leaves)
+
+    def build(item):
+        if isinstance(item, (list, tuple)):
+            items = [build(v) for v in item]
+            if isinstance(item, list):
+                return items
+            return type(item)(*items) if hasattr(item, "_fields") else tuple(items)
+        if isinstance(item, dict):
+            out = {}
+            for k in _sorted_keys(item):
+                out[k] = build(item[k])
+            return {k: out[k] for k in item}
+        return next(it)
+
+    return build(structure)
+
+
+def _value_key(value):
+    """A hashable key comparing a Python argument by value, or by identity if it has none."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return (type(value).__name__, value)
+    if isinstance(value, np.generic):
+        return (type(value).__name__, value.item())
+    if isinstance(value, type):
+        return ("type", value.__module__, value.__qualname__)
+    return ("id", type(value).__name__, id(value))
+
+
+def signature_of(values, declared=None):
+    """``(key, tensors)`` for the argument ``values`` of a call (one per parameter).
+
+    ``key`` is a hashable signature: per tensor leaf its shape, dtype and stop_gradient (or
+    the declared spec it fits), per other leaf its value; ``tensors`` are the tensor leaves
+    in :func:`flatten` order. ``declared`` optionally gives a spec (or a nested structure of
+    specs) per value; a tensor must fit its declared spec (a clear error names the argument
+    otherwise).
+    """
+    parts, tensors = [], []
+    for i, value in enumerate(values):
+        d = declared[i] if declared is not None and i < len(declared) else None
+        _walk(value, d, parts, tensors, i)
+    return tuple(parts), tensors
+
+
+def _walk(value, declared, parts, tensors, where):
+    t = type(value)
+    if t is Tensor or isinstance(value, (Tensor, np.ndarray)):
+        shape = value._data.shape if t is not np.ndarray else value.shape
+        dtype = value.dtype
+        sg = value.stop_gradient if t is not np.ndarray else True
+        if declared is None:
+            parts.append(("t", shape, dtype.str, sg))
+        else:
+            if not isinstance(declared, InputSpec) or not declared.fits(shape, dtype):
+                raise ValueError(
+                    f"argument {where}: a tensor of shape {list(shape)} and dtype "
+                    f"{np.dtype(dtype)} does not fit the declared input_spec {declared!r}")
+            parts.append(("s", declared.shape, declared.dtype.str, declared.name, sg))
+        tensors.append(value)
+    elif t is InputSpec:
+        parts.append(("s", value.shape, value.dtype.str, value.name, value.stop_gradient))
+        tensors.append(value)
+    elif isinstance(value, (list, tuple)):
+        parts.append((t.__name__, len(value)))
+        sub = declared if isinstance(declared, (list, tuple)) else ()
+        for j, v in enumerate(value):
+            _walk(v, sub[j] if j < len(sub) else None, parts, tensors, f"{where}[{j}]")
+    elif isinstance(value, dict):
+        keys = _sorted_keys(value)
+        parts.append(("dict", tuple(_value_key(k) for k in keys)))
+        sub = declared if isinstance(declared, dict) else {}
+        for k in keys:
+            _walk(value[k], sub.get(k), parts, tensors, f"{where}[{k!r}]")
+    else:
+        if declared is not None:
+            raise ValueError(f"argument {where}: input_spec declares {declared!r} but the "
+                             f"call passed {type(value).__name__} {value!r}")
+        parts.append(_value_key(value))
+
+
+def to_specs(values, declared=None):
+    """``values`` with every tensor leaf replaced by its :class:`InputSpec` (the declared one,
+    with the tensor's stop_gradient, when there is one); specs and other leaves stay."""
+    def convert(value, d):
+        if isinstance(value, (Tensor, np.ndarray)):
+            sg = value.stop_gradient if isinstance(value, Tensor) else True
+            if isinstance(d, InputSpec):
+                return InputSpec(d.shape, d.dtype, d.name, sg)
+            return InputSpec(tuple(value.shape), value.dtype, None, sg)
+        if isinstance(value, (list, tuple)):
+            sub = d if isinstance(d, (list, tuple)) else ()
+            items = [convert(v, sub[j] if j < len(sub) else None) for j, v in enumerate(value)]
+            if isinstance(value, list):
+                return items
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, dict):
+            sub = d if isinstance(d, dict) else {}
+            return {k: convert(v, sub.get(k)) for k, v in value.items()}
+        return value
+
+    return [convert(v, declared[i] if declared is not None and i < len(declared) else None)
+            for i, v in enumerate(values)]

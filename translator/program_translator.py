@@ -1,0 +1,421 @@
+"""``declarative`` functions, their cache of translated programs, and ``ProgramTranslator``.
+
+A :class:`StaticFunction` wraps a dygraph function (or a ``Layer.forward`` method: it is a
+descriptor, so each Layer instance gets its own bound StaticFunction and its own cache).
+Called in eager mode it
+
+1. binds the call's arguments to the function's parameters (defaults applied) and computes
+   their signature (:func:`translator.input_spec.signature_of`): tensor shapes, dtypes and
+   ``stop_gradient``, Python values, nesting, and the Layer's ``training`` flag;
+2. on a cache miss, *translates*: converts the source once (``translator.convert``), then
+   runs the converted function in static mode inside a fresh ``program_guard`` on ``data``
+   variables standing for the tensor arguments; the ops it appends make the Program;
+3. runs the cached Program through :class:`~translator.partial_program.PartialProgram`,
+   which records one tape node so gradients flow back to inputs and Layer parameters, and
+   returns eager tensors in the structure the function returned.
+
+Called while a static Program is being built, it calls the converted function so its ops
+join that Program. With ``ProgramTranslator().enable(False)`` it calls the original function.
+"""
+import functools
+import inspect
+import weakref
+
+from core import mode as _mode
+from core import static as _static
+from core.tensor import Parameter, Tensor
+
+from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
+
+__all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
+
+_state = {"enabled": True, "last": None}
+
+
+def _convert(func):
+    from . import convert
+
+    return convert.convert_to_static(func)
+
+
+class ConcreteProgram:
+    """One translation of a function for one signature.
+
+    ``inputs``: the ``data`` Variables of the tensor arguments, in argument order;
+    ``outputs``: what the function returned, with Variables where it returned tensors;
+    ``output_vars``: the Variables among the outputs, in :func:`flatten` order;
+    ``parameters``: the eager Parameters the Program reads, with their names there.
+    """
+
+    __slots__ = ("main_program", "startup_program", "inputs", "outputs", "output_vars",
+                 "parameters", "function", "_partial")
+
+    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function):
+        self.main_program = main_program
+        self.startup_program = startup_program
+        self.inputs = inputs
+        self.outputs = outputs
+        self.output_vars = [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
+        self.parameters = parameters
+        self.function = function
+        self._partial = None
+
+    @property
+    def partial_program(self):
+        """The :class:`~translator.partial_program.PartialProgram` that runs this program."""
+        if self._partial is None:
+            from .partial_program import PartialProgram
+
+            self._partial = PartialProgram(self.main_program, self.inputs, self.output_vars,
+                                           self.parameters)
+        return self._partial
+
+    def __call__(self, tensors):
+        """Run on the eager ``tensors`` (the tensor leaves of the arguments); eager outputs in
+        the structure of ``outputs``."""
+        results = self.partial_program(tensors)
+        leaves = flatten(self.outputs)
+        if len(leaves) != len(results):
+            it = iter(results)
+            results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
+        return pack(self.outputs, results)
+
+
+def _parameters_of(main_program, function, instance, values):
+    """``[(name, eager Parameter)]`` for the Parameters of ``main_program``.
+
+    The builder maps an eager Parameter used while translating to a program Parameter of the
+    same name; the eager objects are looked up among the parameters of the bound Layer, of
+    Layers passed as arguments, and of Layers and Parameters the function refers to by a
+    global or closure name.
+    """
+    names = [v.name for v in main_program.global_block().all_parameters()]
+    if not names:
+        return []
+    found = {}
+    candidates = [instance] + flatten(values)
+    try:
+        refs = inspect.getclosurevars(function)
+        candidates += list(refs.nonlocals.values()) + list(refs.globals.values())
+    except (TypeError, ValueError):
+        pass
+    for c in candidates:
+        if isinstance(c, Parameter):
+            found.setdefault(c.name, c)
+        elif c is not None and not isinstance(c, type) and hasattr(c, "named_parameters"):
+            for _, p in c.named_parameters():
+                found.setdefault(p.name, p)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise RuntimeError(
+            f"translating {function.__qualname__}: the program reads parameter(s) {missing} "
+            "but no eager Parameter of that name belongs to the bound Layer, an argument, or a "
+            "global or closure name of the function")
+    return [(n, found[n]) for n in names]
+
+
+class _Binder:
+    """Binds call arguments to a function's parameters, and back."""
+
+    def __init__(self, func, skip_first):
+        sig = inspect.signature(func)
+        params = list(sig.parameters.values())[1 if skip_first else 0:]
+        self.names = [p.name for p in params]
+        self.kinds = [p.kind for p in params]
+        self.simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+        self.defaults = [p.default for p in params]
+        self.nrequired = sum(1 for p in params if p.default is p.empty)
+        self.signature = sig.replace(parameters=params)
+        self.func_name = getattr(func, "__qualname__", repr(func))
+
+    def bind(self, args, kwargs):
+        """One value per parameter (defaults applied; ``*args`` a tuple, ``**kw`` a dict)."""
+        n = len(args)
+        if self.simple and not kwargs and self.nrequired <= n <= len(self.names):
+            return list(args) + self.defaults[n:]
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.func_name}(): {e}") from None
+        bound.apply_defaults()
+        return [bound.arguments[name] for name in self.names]
+
+    def call(self, func, values, first=()):
+        """``func(*first, ...)`` with the bound ``values``."""
+        if self.simple:
+            return func(*first, *values)
+        args, kwargs = list(first), {}
+        for name, kind, v in zip(self.names, self.kinds, values):
+            if kind == inspect.Parameter.VAR_POSITIONAL:
+                args.extend(v)
+            elif kind == inspect.Parameter.VAR_KEYWORD:
+                kwargs.update(v)
+            elif kind == inspect.Parameter.KEYWORD_ONLY:
+                kwargs[name] = v
+            else:
+                args.append(v)
+        return func(*args, **kwargs)
+
+
+class StaticFunction:
+    """A function (or Layer method) run through its translated static Program.
+
+    ``dygraph_function`` is the original function, ``instance`` the Layer it is bound to (or
+    None), ``input_spec`` the declared input specs (or None).
+    """
+
+    def __init__(self, function, input_spec=None, instance=None):
+        if isinstance(function, StaticFunction):
+            function = function.dygraph_function
+        if inspect.ismethod(function):
+            instance, function = function.__self__, function.__func__
+        if not callable(function):
+            raise TypeError(f"declarative expects a function or method, got "
+                            f"{type(function).__name__}")
+        if input_spec is not None:
+            if not isinstance(input_spec, (list, tuple)):
+                raise TypeError(f"input_spec of {function.__qualname__} must be a list or tuple "
+                                f"of InputSpec, got {type(input_spec).__name__}")
+            for s in flatten(list(input_spec)):
+                if not isinstance(s, InputSpec):
+                    raise TypeError(f"input_spec of {function.__qualname__} may only hold "
+                                    f"InputSpec objects, got {type(s).__name__} {s!r}")
+            input_spec = list(input_spec)
+        self.dygraph_function = function
+        self.instance = instance
+        self.input_spec = input_spec
+        self._binder = None
+        self._cache = {}
+        self._bound = weakref.WeakKeyDictionary()
+        self.translations = 0
+        functools.update_wrapper(self, function)
+
+    # -- descriptor: one bound StaticFunction (and program cache) per instance ---------------------
+    def __get__(self, instance, owner=None):
+        if instance is None or self.instance is not None:
+            return self
+        bound = self._bound.get(instance)
+        if bound is None:
+            bound = StaticFunction(self.dygraph_function, self.input_spec, instance)
+            self._bound[instance] = bound
+        return bound
+
+    @property
+    def binder(self):
+        if self._binder is None:
+            self._binder = _Binder(self.dygraph_function, self.instance is not None)
+        return self._binder
+
+    @property
+    def program_cache(self):
+        """``{signature: ConcreteProgram}`` of this (bound) function."""
+        return self._cache
+
+    @property
+    def code(self):
+        """Source text of the converted function."""
+        from . import convert
+
+        return convert.get_code(self.dygraph_function)
+
+    # -- calling ------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        instance = self.instance
+        if not _state["enabled"]:
+            if instance is not None:
+                return self.dygraph_function(instance, *args, **kwargs)
+            return self.dygraph_function(*args, **kwargs)
+        if not _mode._state["dynamic"]:
+            first = (instance,) if instance is not None else ()
+            return self.binder.call(_convert(self.dygraph_function),
+                                    self.binder.bind(args, kwargs), first)
+        values = self.binder.bind(args, kwargs)
+        key, tensors = signature_of(values, self.input_spec)
+        if instance is not None:
+            key = (key, getattr(instance, "training", None))
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._translate(key, values)
+        _state["last"] = concrete
+        return concrete(tensors)
+
+    def get_concrete_program(self, *args, **kwargs):
+        """The :class:`ConcreteProgram` for a call with these arguments (tensors or
+        :class:`InputSpec`; with no arguments, the declared ``input_spec``). Translates on a
+        cache miss; runs nothing."""
+        if not args and not kwargs and self.input_spec is not None:
+            args = tuple(self.input_spec)
+        values = self.binder.bind(args, kwargs)
+        key, _ = signature_of(values, self.input_spec)
+        if self.instance is not None:
+            key = (key, getattr(self.instance, "training", None))
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._translate(key, values)
+        return concrete
+
+    @property
+    def concrete_program(self):
+        """The ConcreteProgram of the declared ``input_spec``."""
+        if self.input_spec is None:
+            raise ValueError(f"{self.dygraph_function.__qualname__} declares no input_spec; "
+                             "use get_concrete_program(*args)")
+        return self.get_concrete_program()
+
+    def _translate(self, key, values):
+        concrete = self._build(values)
+        self._cache[key] = concrete
+        self.translations += 1
+        return concrete
+
+    def _build(self, values):
+        converted = _convert(self.dygraph_function)
+        specs = to_specs(values, self.input_spec)
+        main, startup = _static.Program(), _static.Program()
+        names = self._input_names(specs)
+        with _static.program_guard(main, startup), _mode.static_mode_guard():
+            inputs = []
+            for spec, name in zip([s for s in flatten(specs) if isinstance(s, InputSpec)], names):
+                var = _static.data(name, list(spec.shape), spec.dtype.name)
+                var.stop_gradient = spec.stop_gradient
+                inputs.append(var)
+            it = iter(inputs)
+            call_values = pack(specs, [next(it) if isinstance(v, InputSpec) else v
+                                       for v in flatten(specs)])
+            first = (self.instance,) if self.instance is not None else ()
+            outputs = self.binder.call(converted, call_values, first)
+        outputs = _eager_to_constants(outputs)
+        params = _parameters_of(main, self.dygraph_function, self.instance, values)
+        return ConcreteProgram(main, startup, inputs, outputs, params, converted)
+
+    def _input_names(self, specs):
+        """Feed names: the spec's name, else the parameter name (``name_i`` when nested)."""
+        names, used = [], set()
+        for pname, value in zip(self.binder.names, specs):
+            leaves = [v for v in flatten(value) if isinstance(v, InputSpec)]
+            for i, spec in enumerate(leaves):
+                base = spec.name or (pname if isinstance(value, InputSpec) else f"{pname}_{i}")
+                name, k = base, 1
+                while name in used:
+                    name, k = f"{base}_{k}", k + 1
+                used.add(name)
+                names.append(name)
+        return names
+
+    def rollback(self):
+        """The original function (bound to the instance when there is one)."""
+        if self.instance is not None:
+            return self.dygraph_function.__get__(self.instance, type(self.instance))
+        return self.dygraph_function
+
+    def __repr__(self):
+        bound = f" bound to {type(self.instance).__name__}" if self.instance is not None else ""
+        return f"<StaticFunction {self.dygraph_function.__qualname__}{bound}>"
+
+
+def _eager_to_constants(outputs):
+    """Outputs are Variables or Python values; an eager tensor returned unchanged (a constant
+    or a Parameter the program never read) stays an eager tensor, detached."""
+    def fix(v):
+        if isinstance(v, Parameter):
+            return v
+        if isinstance(v, Tensor):
+            return v.detach()
+        return v
+
+    return pack(outputs, [fix(v) for v in flatten(outputs)])
+
+
+def declarative(function=None, input_spec=None):
+    """Decorator: run ``function`` (a function or a ``Layer.forward``) as a static Program.
+
+    ``@declarative`` and ``@declarative(input_spec=[InputSpec([None, 784], 'float32')])`` both
+    work; ``declarative(layer)`` converts a Layer instance's ``forward`` and returns the layer.
+    """
+    if function is None:
+        return functools.partial(declarative, input_spec=input_spec)
+    if not inspect.isfunction(function) and not inspect.ismethod(function) and \
+            not isinstance(function, StaticFunction) and hasattr(function, "forward"):
+        layer = function
+        static = StaticFunction(type(layer).forward, input_spec, instance=layer)
+        object.__setattr__(layer, "forward", static)
+        return layer
+    return StaticFunction(function, input_spec)
+
+
+to_static = declarative
+
+
+def _static_function(func):
+    if isinstance(func, StaticFunction):
+        return func
+    if callable(func):
+        return StaticFunction(func)
+    raise TypeError(f"expected a function or a declarative function, got {type(func).__name__}")
+
+
+class ProgramTranslator:
+    """The translator's global switch and entry points (a singleton)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    @classmethod
+    def get_instance(cls):
+        return cls()
+
+    @property
+    def enable_declarative(self):
+        return _state["enabled"]
+
+    def enable(self, enable_declarative):
+        """True: declarative functions run as static Programs; False: they run the original
+        Python code eagerly."""
+        if not isinstance(enable_declarative, bool):
+            raise TypeError(f"ProgramTranslator.enable expects a bool, got "
+                            f"{type(enable_declarative).__name__}")
+        _state["enabled"] = enable_declarative
+
+    def get_output(self, dygraph_func, *args, **kwargs):
+        """The outputs of ``dygraph_func(*args, **kwargs)`` computed by its static Program
+        (by the original code when the translator is disabled)."""
+        static = _static_function(dygraph_func)
+        return static(*args, **kwargs)
+
+    def get_func(self, dygraph_func):
+        """The converted Python function (bound to the Layer for a bound method)."""
+        static = _static_function(dygraph_func)
+        if not _state["enabled"]:
+            return static.rollback()
+        converted = _convert(static.dygraph_function)
+        if static.instance is not None:
+            return functools.partial(converted, static.instance)
+        return converted
+
+    def get_program(self, dygraph_func, *args, **kwargs):
+        """``(main_program, startup_program, inputs, outputs)`` for a call with ``args``:
+        ``inputs`` the data Variables, ``outputs`` the output Variables (flattened)."""
+        concrete = _static_function(dygraph_func).get_concrete_program(*args, **kwargs)
+        return (concrete.main_program, concrete.startup_program, list(concrete.inputs),
+                list(concrete.output_vars))
+
+    def get_code(self, dygraph_func):
+        """Source text of the converted function."""
+        return _static_function(dygraph_func).code
+
+    def save_inference_model(self, dirname, feed=None, fetch=None):
+        """Save the program of the most recent declarative call (cache hits included) with the
+        current parameter values. ``feed`` / ``fetch`` index its inputs / outputs (all when
+        None). Returns the fetch names."""
+        from .partial_program import save_program
+
+        concrete = _state["last"]
+        if concrete is None:
+            raise RuntimeError("save_inference_model: no declarative function has been called "
+                               "in eager mode yet, so there is no program to save")
+        return save_program(dirname, concrete.main_program, concrete.inputs,
+                            concrete.output_vars, concrete.parameters, feed, fetch)
