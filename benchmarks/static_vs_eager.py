@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import core  # noqa: E402
-from core import layers, static  # noqa: E402
-from core.mode import static_mode_guard  # noqa: E402
+import core
+from core import layers, static
+from core.mode import static_mode_guard
 
 STEPS, BATCH, HIDDEN = 100, 4, 32
 
@@ -154,7 +154,6 @@ def bench_mnist(repeat):
     with core.dygraph.guard():
         eager_model = MNIST()
         eager_model.eval()
-    state = {k: v.numpy() for k, v in eager_model.state_dict().items()}
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), static_mode_guard():
         model = MNIST()

@@ -37,10 +37,23 @@ import re
 
 from .serialization import DirectoryReader, DirectoryWriter, ModelFormatError, load_tree, save_tree
 
-__all__ = ["save", "load", "save_inference_model", "load_inference_model", "save_persistables",
-           "load_persistables", "save_params", "load_params", "save_vars", "load_vars",
-           "prune_for_inference", "is_persistable", "is_parameter", "MODEL_FILENAME",
-           "INFERENCE_FORMAT"]
+__all__ = [
+    "INFERENCE_FORMAT",
+    "MODEL_FILENAME",
+    "is_parameter",
+    "is_persistable",
+    "load",
+    "load_inference_model",
+    "load_params",
+    "load_persistables",
+    "load_vars",
+    "prune_for_inference",
+    "save",
+    "save_inference_model",
+    "save_params",
+    "save_persistables",
+    "save_vars",
+]
 
 MODEL_FILENAME = "__model__.json"
 INFERENCE_FORMAT = "dy2static.inference_model"

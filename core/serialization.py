@@ -33,9 +33,23 @@ from numpy.lib import format as npy_format
 
 from .backend import as_numpy
 
-__all__ = ["ARRAYS_FORMAT", "DirectoryReader", "DirectoryWriter", "FORMAT_VERSION",
-           "MANIFEST_FORMAT", "MANIFEST_NAME", "ModelFormatError", "atomic_write", "check_header",
-           "decode_json", "encode_json", "load_arrays", "load_tree", "save_arrays", "save_tree"]
+__all__ = [
+    "ARRAYS_FORMAT",
+    "FORMAT_VERSION",
+    "MANIFEST_FORMAT",
+    "MANIFEST_NAME",
+    "DirectoryReader",
+    "DirectoryWriter",
+    "ModelFormatError",
+    "atomic_write",
+    "check_header",
+    "decode_json",
+    "encode_json",
+    "load_arrays",
+    "load_tree",
+    "save_arrays",
+    "save_tree",
+]
 
 ARRAYS_FORMAT = "dy2static.arrays"
 MANIFEST_FORMAT = "dy2static.manifest"

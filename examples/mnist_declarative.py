@@ -29,7 +29,7 @@ from core.dataset import mnist
 from translator import ProgramTranslator, declarative
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mnist_model  # noqa: E402 - the seed's model, next to this file
+import mnist_model
 
 
 class MNIST(mnist_model.MNIST):

@@ -10,16 +10,15 @@ import os
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import core  # noqa: E402
-from core import layers, static  # noqa: E402
-from core.dataset import mnist  # noqa: E402
-from core.mode import static_mode_guard  # noqa: E402
-from mnist_model import MNIST, batches  # noqa: E402
+from mnist_model import MNIST, batches
+
+import core
+from core import layers, static
+from core.dataset import mnist
+from core.mode import static_mode_guard
 
 
 def build(learning_rate=1e-3):
@@ -40,7 +39,7 @@ def train(epochs=2, batch_size=64, seed=90, log_every=20, log=print):
     """Train on the bundled subset; returns ``(executor, scope, test_program, prediction,
     losses)``."""
     core.seed(seed)
-    main, startup, test_program, img, label, prediction, avg_loss, _ = build()
+    main, startup, test_program, _img, _label, prediction, avg_loss, _ = build()
     exe = static.Executor(core.CPUPlace())
     scope = static.Scope()
     exe.run(startup, scope=scope)

@@ -5,8 +5,13 @@
 """
 from .convert import not_to_static
 from .input_spec import InputSpec
-from .program_translator import (ConcreteProgram, ProgramTranslator, StaticFunction, declarative,
-                                 to_static)
+from .program_translator import (
+                                 ConcreteProgram,
+                                 ProgramTranslator,
+                                 StaticFunction,
+                                 declarative,
+                                 to_static,
+)
 from .traced_layer import TracedLayer
 
 __all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",

@@ -119,9 +119,7 @@ def _definitions_only(tree):
     keep = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.ClassDef)):
-            keep.append(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and \
+                             ast.ClassDef)) or isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and \
                 not any(isinstance(n, (ast.Call, ast.Await, ast.Yield)) for n in ast.walk(node)):
             keep.append(node)
     tree.body = keep
@@ -145,7 +143,7 @@ def _load(path, tree, whole):
         module.__file__ = os.path.abspath(path)
         sys.modules[mod_name] = module
         code = compile(_definitions_only(tree), os.path.abspath(path), "exec")
-        exec(code, module.__dict__)  # noqa: S102 - the user's own definitions, by request
+        exec(code, module.__dict__)  # noqa: S102 - the user's definitions, by request
         return module
     finally:
         sys.path.remove(directory)
@@ -185,7 +183,7 @@ def _program_text(module, qualname, obj, args):
         cls = _resolve(module, qualname.rsplit(".", 1)[0])
         try:
             instance = cls()
-        except Exception as e:  # noqa: BLE001 - reported to the user as is
+        except Exception as e:
             raise RuntimeError(f"cannot construct {cls.__name__}() to translate its method "
                                f"{qualname}: {type(e).__name__}: {e}") from e
         static = static.__get__(instance, cls)
@@ -315,7 +313,7 @@ def run(args):
                              "(name one as FILE.py:QUALNAME)")
     try:
         module = _load(path, tree, args.whole)
-    except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's file failed to load
+    except (Exception, SystemExit) as e:
         raise RuntimeError(f"{path}: loading the file failed: {type(e).__name__}: {e}") from e
     outputs = []
     for name, lineno, _ in chosen:
@@ -324,7 +322,7 @@ def run(args):
             outputs.append(_render(path, name, lineno, obj, module, args))
         except UsageError:
             raise
-        except Exception as e:  # noqa: BLE001 - reported per function with its location
+        except Exception as e:
             raise RuntimeError(f"{path}:{lineno}: translating {name} failed: "
                                f"{type(e).__name__}: {e}") from e
     return "\n".join(outputs)

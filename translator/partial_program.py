@@ -41,7 +41,7 @@ class RunProgramOp(OpDef):
     inputs = ("X*", "Params*")
     outputs = ("Out*", "Saved*")
     nondiff_outputs = ("Saved",)
-    attrs = {"program": None}
+    attrs = {"program": None}  # noqa: RUF012 - declared as the OpDef contract says
     checked_by_registry = False
 
     def backward(self, ctx, ins, outs, douts, program=None):
@@ -72,10 +72,10 @@ class _Runner:
         ext = [values[i] for i in self.index]
         try:
             return self.plan.fn(self.ctx, ext)
-        except Exception as e:  # noqa: BLE001 - re-raised naming the operator that failed
-            from core.static.executor import _op_error
+        except Exception as e:
+            from core.static.executor import op_error
 
-            raise _op_error(self.plan, e) from e
+            raise op_error(self.plan, e) from e
 
 
 def _grad_dtype(var):

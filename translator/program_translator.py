@@ -23,6 +23,7 @@ import weakref
 
 from core import mode as _mode
 from core import static as _static
+from core.static.builder import eager_parameters
 from core.tensor import Parameter, Tensor
 
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
@@ -81,37 +82,16 @@ class ConcreteProgram:
         return pack(self.outputs, results)
 
 
-def _parameters_of(main_program, function, instance, values):
-    """``[(name, eager Parameter)]`` for the Parameters of ``main_program``.
+def _parameters_of(main_program):
+    """``[(name, eager tensor)]`` for the program's persistable variables that stand for eager
+    Parameters (or persistable eager tensors such as running statistics).
 
-    The builder maps an eager Parameter used while translating to a program Parameter of the
-    same name; the eager objects are looked up among the parameters of the bound Layer, of
-    Layers passed as arguments, and of Layers and Parameters the function refers to by a
-    global or closure name.
+    The builder maps an eager Parameter or persistable tensor used while translating to a
+    program variable of the same name and records the eager object
+    (:func:`core.static.builder.eager_parameters`), however the function reached it.
     """
-    names = [v.name for v in main_program.global_block().all_parameters()]
-    if not names:
-        return []
-    found = {}
-    candidates = [instance] + flatten(values)
-    try:
-        refs = inspect.getclosurevars(function)
-        candidates += list(refs.nonlocals.values()) + list(refs.globals.values())
-    except (TypeError, ValueError):
-        pass
-    for c in candidates:
-        if isinstance(c, Parameter):
-            found.setdefault(c.name, c)
-        elif c is not None and not isinstance(c, type) and hasattr(c, "named_parameters"):
-            for _, p in c.named_parameters():
-                found.setdefault(p.name, p)
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise RuntimeError(
-            f"translating {function.__qualname__}: the program reads parameter(s) {missing} "
-            "but no eager Parameter of that name belongs to the bound Layer, an argument, or a "
-            "global or closure name of the function")
-    return [(n, found[n]) for n in names]
+    registry = eager_parameters(main_program)
+    return [(n, registry[n]) for n in sorted(registry)]
 
 
 class _Binder:
@@ -285,7 +265,7 @@ class StaticFunction:
             first = (self.instance,) if self.instance is not None else ()
             outputs = self.binder.call(converted, call_values, first)
         outputs = _eager_to_constants(outputs)
-        params = _parameters_of(main, self.dygraph_function, self.instance, values)
+        params = _parameters_of(main)
         return ConcreteProgram(main, startup, inputs, outputs, params, converted)
 
     def _input_names(self, specs):

@@ -14,12 +14,24 @@ from .. import mode as _mode
 from ..dispatch import apply
 from ..dtypes import convert_dtype, dtype_name
 from ..ops.control_flow import assert_message, format_value
+from ..static import structure as _st
 from ..static.analysis import op_reads, op_writes
 from ..static.program import Variable, scoped_name
-from ..static import structure as _st
 
-__all__ = ["cond", "while_loop", "case", "switch_case", "increment", "create_array",
-           "array_write", "array_read", "array_length", "Print", "Assert", "data"]
+__all__ = [
+    "Assert",
+    "Print",
+    "array_length",
+    "array_read",
+    "array_write",
+    "case",
+    "cond",
+    "create_array",
+    "data",
+    "increment",
+    "switch_case",
+    "while_loop",
+]
 
 
 def _static():

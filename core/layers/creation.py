@@ -17,7 +17,8 @@ from ..ops.creation import range_length
 from .checks import check_variable, is_variable_like
 
 __all__ = ["fill_constant", "ones", "zeros", "ones_like", "zeros_like", "assign", "range",
-           "arange", "linspace", "uniform_random", "gaussian_random"]
+           "arange", "linspace", "uniform_random", "gaussian_random", "create_parameter",
+           "create_global_var"]
 
 
 def _shape(shape, api):
@@ -206,3 +207,37 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None
     attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api, floating=True),
              "mean": float(_number(mean, "mean", api)), "std": std, "seed": _seed(seed, api)}
     return apply("gaussian_random", [], attrs)
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """A new trainable parameter (fluid's ``layers.create_parameter``): an eager Parameter in
+    eager mode, a Parameter of the main program (initialised by the startup program) in
+    static mode. ``name`` overrides ``attr.name``."""
+    from ..nn.param import create_parameter as _create
+    from ..param_attr import ParamAttr
+
+    attr = ParamAttr._to_attr(attr)
+    if attr is False:
+        raise ValueError("create_parameter(): 'attr' is False, which means no parameter")
+    if name is not None:
+        attr.name = name
+    return _create(shape, dtype, attr=attr, is_bias=is_bias,
+                   default_initializer=default_initializer)
+
+
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """A tensor of ``shape`` filled with ``value`` (fluid's ``layers.create_global_var``): an
+    eager tensor in eager mode, a global-block variable set by the startup program in static
+    mode."""
+    shape = _shape(shape, "create_global_var")
+    if not _mode.in_dynamic_mode():
+        from ..static.builder import create_global_var as _create
+
+        return _create(shape, value, dtype, persistable=persistable, force_cpu=force_cpu,
+                       name=name)
+    out = fill_constant(shape, dtype, value)
+    out.persistable = bool(persistable)
+    if name is not None:
+        out.name = name
+    return out

@@ -98,8 +98,26 @@ def transpose(x, perm, name=None):
     return apply("transpose", [x], {"axis": [p % max(rank, 1) for p in perm]})
 
 
+def _is_tensor_array(v):
+    return getattr(v, "type", None) == "tensor_array" and getattr(v, "block", None) is not None
+
+
+def _from_tensor_array(array, axis, use_stack, arg, api):
+    """The elements of static tensor array ``array`` stacked or concatenated along ``axis``
+    (the ``tensor_array_to_tensor`` op)."""
+    if array.shape is None:
+        raise ValueError(f"{api}(): argument '{arg}' is tensor array '{array.name}' to which "
+                         "nothing is written, so its elements' shape is unknown")
+    rank = len(array.shape) + (1 if use_stack else 0)
+    ax = check_axis(_int(axis, "axis", api), rank, "axis", api)
+    return apply("tensor_array_to_tensor", [array], {"axis": ax, "use_stack": use_stack})[0]
+
+
 def concat(input, axis=0, name=None):
-    """The tensors of ``input`` joined along ``axis``."""
+    """The tensors of ``input`` joined along ``axis``. ``input`` may also be a static tensor
+    array (a list a static loop appended to)."""
+    if _is_tensor_array(input):
+        return _from_tensor_array(input, axis, False, "input", "concat")
     xs = _tensors(input, "input", "concat")
     ax = check_axis(_int(axis, "axis", "concat"), len(xs[0].shape), "axis", "concat")
     _same_dims([list(x.shape) for x in xs], ax, "input", "concat")
@@ -122,7 +140,10 @@ def split(input, num_or_sections, dim=-1, name=None):
 
 
 def stack(x, axis=0, name=None):
-    """The equally shaped tensors of ``x`` stacked along a new dim ``axis``."""
+    """The equally shaped tensors of ``x`` stacked along a new dim ``axis``. ``x`` may also be
+    a static tensor array (a list a static loop appended to)."""
+    if _is_tensor_array(x):
+        return _from_tensor_array(x, axis, True, "x", "stack")
     xs = _tensors(x, "x", "stack")
     _same_dims([list(t.shape) for t in xs], None, "x", "stack")
     ax = check_axis(_int(axis, "axis", "stack"), len(xs[0].shape) + 1, "axis", "stack")

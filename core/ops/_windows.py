@@ -24,13 +24,13 @@ def pair(v, what):
 def pads4(paddings, what="paddings"):
     """``[ph, pw]`` or ``[top, bottom, left, right]`` as ``(top, bottom, left, right)``."""
     if isinstance(paddings, (list, tuple)) and len(paddings) == 4:
-        t, b, l, r = (int(p) for p in paddings)
+        t, b, lft, r = (int(p) for p in paddings)
     else:
         ph, pw = pair(paddings, what)
-        t, b, l, r = ph, ph, pw, pw
-    if min(t, b, l, r) < 0:
+        t, b, lft, r = ph, ph, pw, pw
+    if min(t, b, lft, r) < 0:
         raise ShapeError(f"{what} must be >= 0, got {list(paddings)}")
-    return t, b, l, r
+    return t, b, lft, r
 
 
 def out_size(size, k, stride, pad_lo, pad_hi, dilation=1, ceil_mode=False):
@@ -46,13 +46,13 @@ def out_size(size, k, stride, pad_lo, pad_hi, dilation=1, ceil_mode=False):
     return extent // stride + 1
 
 
-def pad_nchw(xp, x, t, b, l, r, value=0):
+def pad_nchw(xp, x, t, b, lft, r, value=0):
     """``x`` [N, C, H, W] padded on H and W (no copy when nothing is padded)."""
-    if not (t or b or l or r):
+    if not (t or b or lft or r):
         return x
     n, c, h, w = x.shape
-    out = xp.full((n, c, h + t + b, w + l + r), value, dtype=x.dtype)
-    out[:, :, t:t + h, l:l + w] = x
+    out = xp.full((n, c, h + t + b, w + lft + r), value, dtype=x.dtype)
+    out[:, :, t:t + h, lft:lft + w] = x
     return out
 
 

@@ -24,8 +24,17 @@ import numpy as np
 
 from .registry import Meta, OpDef, register_op
 
-__all__ = ["format_value", "cond", "increment", "create_array", "write_to_array",
-           "read_from_array", "array_length", "tensor_array_to_tensor", "grad_sum"]
+__all__ = [
+    "array_length",
+    "cond",
+    "create_array",
+    "format_value",
+    "grad_sum",
+    "increment",
+    "read_from_array",
+    "tensor_array_to_tensor",
+    "write_to_array",
+]
 
 
 def _index(i):

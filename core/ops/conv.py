@@ -18,7 +18,7 @@ __all__ = ["conv2d"]
 
 
 def _geometry(x_shape, w_shape, strides, paddings, dilations, groups, who="conv2d"):
-    """Validated ``(N, C, H, W, M, kh, kw, OH, OW, (sh, sw), (t, b, l, r), (dh, dw))``."""
+    """Validated ``(N, C, H, W, M, kh, kw, OH, OW, (sh, sw), (t, b, lft, r), (dh, dw))``."""
     if len(x_shape) != 4 or len(w_shape) != 4:
         raise ShapeError(f"{who}: Input and Filter must be 4-D, got Input {list(x_shape)} and "
                          f"Filter {list(w_shape)}")
@@ -26,7 +26,7 @@ def _geometry(x_shape, w_shape, strides, paddings, dilations, groups, who="conv2
     m, cg, kh, kw = w_shape
     sh, sw = pair(strides, f"{who}: strides")
     dh, dw = pair(dilations, f"{who}: dilations")
-    t, b, l, r = pads4(paddings, f"{who}: paddings")
+    t, b, lft, r = pads4(paddings, f"{who}: paddings")
     if min(sh, sw, dh, dw) < 1:
         raise ShapeError(f"{who}: strides and dilations must be >= 1, got strides {strides} "
                          f"and dilations {dilations}")
@@ -37,11 +37,11 @@ def _geometry(x_shape, w_shape, strides, paddings, dilations, groups, who="conv2
         raise ShapeError(f"{who}: Input has {c} channels but Filter {list(w_shape)} with "
                          f"groups={groups} expects {cg * groups}")
     oh = out_size(h, kh, sh, t, b, dh)
-    ow = out_size(w, kw, sw, l, r, dw)
+    ow = out_size(w, kw, sw, lft, r, dw)
     if oh == 0 or ow == 0:
         raise ShapeError(f"{who}: the dilated kernel {[kh, kw]} does not fit the padded input "
-                         f"{[h + t + b, w + l + r]}")
-    return n, c, h, w, m, kh, kw, oh, ow, (sh, sw), (t, b, l, r), (dh, dw)
+                         f"{[h + t + b, w + lft + r]}")
+    return n, c, h, w, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw)
 
 
 def _group_matmul(xp, a, b):
@@ -98,8 +98,8 @@ class conv2d(OpDef):
 
     @staticmethod
     def _cols(xp, x, g, groups):
-        n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, l, r), (dh, dw) = g
-        xpad = pad_nchw(xp, x, t, b, l, r)
+        n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+        xpad = pad_nchw(xp, x, t, b, lft, r)
         view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
         return view.reshape(groups, (c // groups) * kh * kw, n * oh * ow)
 
@@ -110,7 +110,7 @@ class conv2d(OpDef):
         x = _to_nchw(x, data_format)
         dout = _to_nchw(douts[0], data_format)
         g = _geometry(x.shape, w.shape, strides, paddings, dilations, groups)
-        n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, l, r), (dh, dw) = g
+        n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
         need_x, need_w = ctx.needs_grad
         d2 = dout.transpose(1, 0, 2, 3).reshape(groups, m // groups, n * oh * ow)
         dw_ = dx = None
@@ -120,8 +120,8 @@ class conv2d(OpDef):
         if need_x:
             wg = w.reshape(groups, m // groups, -1)
             dcols = _group_matmul(xp, wg.transpose(0, 2, 1), d2).reshape(c, kh, kw, n, oh, ow)
-            img = col2im(xp, dcols.transpose(1, 2, 0, 3, 4, 5), h + t + b, wd + l + r,
+            img = col2im(xp, dcols.transpose(1, 2, 0, 3, 4, 5), h + t + b, wd + lft + r,
                          sh, sw, dh, dw)
-            dx = img[:, :, t:t + h, l:l + wd].transpose(1, 0, 2, 3)
+            dx = img[:, :, t:t + h, lft:lft + wd].transpose(1, 0, 2, 3)
             dx = xp.ascontiguousarray(_from_nchw(dx, data_format))
         return dx, dw_

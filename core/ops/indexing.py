@@ -347,6 +347,22 @@ def decode_index(items, arrays, xp):
     return tuple(index)
 
 
+_basic_cache = {}
+
+
+def _basic_index(items):
+    """:func:`decode_index` for an index without tensors, memoised per attribute list (a
+    compiled program passes the same list on every run)."""
+    hit = _basic_cache.get(id(items))
+    if hit is not None and hit[0] is items:
+        return hit[1]
+    decoded = decode_index(items, (), None)
+    if len(_basic_cache) > 512:
+        _basic_cache.clear()
+    _basic_cache[id(items)] = (items, decoded)
+    return decoded
+
+
 def _tinfo(items_or_metas):
     return [(tuple(m.shape), np.dtype(m.dtype).kind == "b") for m in items_or_metas]
 
@@ -361,9 +377,12 @@ class getitem(OpDef):
         return Meta(getitem_shape(tuple(x.shape), index, _tinfo(index_metas)), x.dtype)
 
     def forward(self, ctx, x, arrays, index):
-        check_index(x.shape, index, _tinfo(arrays), arrays)
-        # NOTE: a copy, never a view of X (basic indexing would alias X's memory).
-        return ctx.xp.array(x[decode_index(index, arrays, ctx.xp)])
+        # NOTE: bounds are checked before the op runs (eager: core.indexing.getitem; static:
+        # infer), so a compiled program's loop pays only for the decoded index. The result is
+        # a copy, never a view of X (basic indexing would alias X's memory).
+        if arrays:
+            return ctx.xp.array(x[decode_index(index, arrays, ctx.xp)])
+        return ctx.xp.array(x[_basic_index(index)])
 
     def backward(self, ctx, ins, outs, douts, index):
         x, arrays = ins

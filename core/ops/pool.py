@@ -22,7 +22,7 @@ __all__ = ["pool2d"]
 
 
 def _plan(shape, pooling_type, ksize, strides, paddings, global_pooling, ceil_mode, adaptive):
-    """``(mode, kh, kw, sh, sw, (t, b, l, r), OH, OW)`` for an NCHW input ``shape``."""
+    """``(mode, kh, kw, sh, sw, (t, b, lft, r), OH, OW)`` for an NCHW input ``shape``."""
     if len(shape) != 4:
         raise ShapeError(f"pool2d: X must be 4-D, got shape {list(shape)}")
     if pooling_type not in ("max", "avg"):
@@ -39,12 +39,12 @@ def _plan(shape, pooling_type, ksize, strides, paddings, global_pooling, ceil_mo
     if min(sh, sw) < 1:
         raise ShapeError(f"pool2d: strides must be >= 1, got {strides}")
     pads = pads4(paddings, "pool2d: paddings")
-    t, b, l, r = pads
+    t, b, lft, r = pads
     oh = out_size(h, kh, sh, t, b, ceil_mode=ceil_mode)
-    ow = out_size(w, kw, sw, l, r, ceil_mode=ceil_mode)
+    ow = out_size(w, kw, sw, lft, r, ceil_mode=ceil_mode)
     if oh == 0 or ow == 0:
         raise ShapeError(f"pool2d: window {[kh, kw]} does not fit the padded input "
-                         f"{[h + t + b, w + l + r]}")
+                         f"{[h + t + b, w + lft + r]}")
     return "window", kh, kw, sh, sw, pads, oh, ow
 
 
@@ -68,18 +68,18 @@ class _Geometry:
 
     def __init__(self, x_shape, kh, kw, sh, sw, pads, oh, ow):
         _, _, h, w = x_shape
-        t, b, l, r = pads
+        t, b, lft, r = pads
         # NOTE: ceil_mode may let the last window run past the padding; pad that much more.
         b = max(b, (oh - 1) * sh + kh - h - t)
-        r = max(r, (ow - 1) * sw + kw - w - l)
-        self.pads, self.h, self.w = (t, b, l, r), h, w
-        self.hp, self.wp = h + t + b, w + l + r
+        r = max(r, (ow - 1) * sw + kw - w - lft)
+        self.pads, self.h, self.w = (t, b, lft, r), h, w
+        self.hp, self.wp = h + t + b, w + lft + r
 
 
-def _exclusive_count(xp, h, w, kh, kw, sh, sw, t, l, oh, ow, dtype):
+def _exclusive_count(xp, h, w, kh, kw, sh, sw, t, lft, oh, ow, dtype):
     """Paddle's divisor for exclusive average pooling: in-image elements of each window."""
     hs = xp.arange(oh) * sh - t
-    ws = xp.arange(ow) * sw - l
+    ws = xp.arange(ow) * sw - lft
     ch = xp.minimum(hs + kh, h) - xp.maximum(hs, 0)
     cw = xp.minimum(ws + kw, w) - xp.maximum(ws, 0)
     count = xp.maximum(ch[:, None] * cw[None, :], 1)  # an all-padding window divides by 1
@@ -120,8 +120,8 @@ class pool2d(OpDef):
                 xp.einsum("oh,nchw,pw->ncop", *_adaptive_mats(xp, x, oh, ow))
         else:
             geo = _Geometry(x.shape, kh, kw, sh, sw, pads, oh, ow)
-            t, b, l, r = geo.pads
-            xpad = pad_nchw(xp, x, t, b, l, r, _lowest(xp, x.dtype) if is_max else 0)
+            t, b, lft, r = geo.pads
+            xpad = pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype) if is_max else 0)
             out = xpad[tap(0, 0, oh, ow, sh, sw)].copy()
             combine = xp.maximum if is_max else xp.add
             for i in range(kh):
@@ -136,8 +136,8 @@ class pool2d(OpDef):
     def _divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, dtype):
         if not exclusive:
             return dtype.type(kh * kw)
-        t, _, l, _ = geo.pads
-        return _exclusive_count(xp, geo.h, geo.w, kh, kw, sh, sw, t, l, oh, ow, dtype)
+        t, _, lft, _ = geo.pads
+        return _exclusive_count(xp, geo.h, geo.w, kh, kw, sh, sw, t, lft, oh, ow, dtype)
 
     def backward(self, ctx, ins, outs, douts, pooling_type, ksize, strides, paddings,
                  global_pooling, ceil_mode, exclusive, adaptive, data_format):
@@ -160,33 +160,38 @@ class pool2d(OpDef):
                 _adaptive_avg_grad(xp, x, dout, oh, ow)
         else:
             geo = _Geometry(x.shape, kh, kw, sh, sw, pads, oh, ow)
-            t, b, l, r = geo.pads
+            t, b, lft, r = geo.pads
             img = xp.zeros((n, c, geo.hp, geo.wp), dtype=x.dtype)
             if is_max:
-                self._max_grad(xp, pad_nchw(xp, x, t, b, l, r, _lowest(xp, x.dtype)),
+                self._max_grad(xp, pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype)),
                                _to_nchw(outs[0], data_format), dout, img, kh, kw, sh, sw)
             else:
                 d = dout / self._divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, x.dtype)
                 for i in range(kh):
                     for j in range(kw):
-                        img[tap(i, j, oh, ow, sh, sw)] += d
-            dx = img[:, :, t:t + h, l:l + w]
+                        img[tap(i, j, oh, ow, sh, sw)] += d.astype(x.dtype, copy=False)
+            dx = img[:, :, t:t + h, lft:lft + w]
         return (xp.ascontiguousarray(_from_nchw(dx.astype(x.dtype, copy=False), data_format)),)
 
     @staticmethod
     def _max_grad(xp, xpad, out, dout, img, kh, kw, sh, sw):
         """Add ``dout`` into ``img`` at each window's first maximum, tap by tap."""
         oh, ow = out.shape[2:]
+        disjoint = sh >= kh and sw >= kw
         # NOTE: `free` marks windows whose maximum was not met yet; scanning the taps in
         # row-major order gives the first maximum, with no argmax copy of the windows.
         free = xp.ones(out.shape, dtype=bool)
+        hit = xp.empty(out.shape, dtype=bool)
         for i in range(kh):
             for j in range(kw):
                 idx = tap(i, j, oh, ow, sh, sw)
-                hit = xpad[idx] == out
+                xp.equal(xpad[idx], out, out=hit)
                 hit &= free
-                img[idx] += xp.where(hit, dout, 0)
-                free &= ~hit
+                if disjoint:  # each pixel is in at most one window: write, do not add
+                    xp.multiply(hit, dout, out=img[idx])
+                else:
+                    img[idx] += hit * dout
+                free ^= hit  # hit is a subset of free
 
 
 def _adaptive_max(xp, x, oh, ow):

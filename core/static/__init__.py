@@ -1,16 +1,49 @@
 """Static programs: the Program IR, the op builder, the executor and static autograd."""
 from .. import ops  # noqa: F401 - the registry must be filled before programs are built
-from . import backward, builder, compiled, data, executor, program, scope
+from . import backward as backward
+from . import builder as builder
+from . import compiled as compiled
+from . import executor as executor
+from . import program as program
+from . import scope as scope
 from .backward import append_backward, gradients
-from .builder import create_global_var, create_parameter, op_role_guard, set_origin_provider
+from .builder import create_global_var
+from .builder import create_parameter as create_parameter
+from .builder import op_role_guard as op_role_guard
+from .builder import set_origin_provider as set_origin_provider
 from .compiled import CompiledProgram
 from .data import data
 from .executor import Executor
-from .program import (Block, Operator, Parameter, Program, Variable, default_main_program,
-                      default_startup_program, name_scope, program_guard)
+from .program import (
+                      Block,
+                      Operator,
+                      Program,
+                      Variable,
+                      default_main_program,
+                      default_startup_program,
+                      name_scope,
+                      program_guard,
+)
+from .program import Parameter as Parameter
 from .scope import LoDTensor, Scope, global_scope, scope_guard
 
-__all__ = ["Program", "Block", "Operator", "Variable", "default_main_program",
-           "default_startup_program", "program_guard", "name_scope", "data", "Executor",
-           "CompiledProgram", "Scope", "LoDTensor", "global_scope", "scope_guard",
-           "append_backward", "gradients", "create_global_var"]
+__all__ = [
+                      "Block",
+                      "CompiledProgram",
+                      "Executor",
+                      "LoDTensor",
+                      "Operator",
+                      "Program",
+                      "Scope",
+                      "Variable",
+                      "append_backward",
+                      "create_global_var",
+                      "data",
+                      "default_main_program",
+                      "default_startup_program",
+                      "global_scope",
+                      "gradients",
+                      "name_scope",
+                      "program_guard",
+                      "scope_guard",
+]

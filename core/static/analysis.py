@@ -3,8 +3,15 @@ operator reads and writes, its sub-blocks, side effects, and which variables a b
 defines (what a while loop saves per iteration)."""
 from .program import EMPTY_VAR_NAME
 
-__all__ = ["op_reads", "op_writes", "sub_blocks", "has_side_effect", "body_defined_vars",
-           "CONTROL_FLOW_OPS", "SIDE_EFFECT_OPS"]
+__all__ = [
+    "CONTROL_FLOW_OPS",
+    "SIDE_EFFECT_OPS",
+    "body_defined_vars",
+    "has_side_effect",
+    "op_reads",
+    "op_writes",
+    "sub_blocks",
+]
 
 CONTROL_FLOW_OPS = ("cond", "cond_grad", "while", "while_grad")
 SIDE_EFFECT_OPS = ("print", "assert")

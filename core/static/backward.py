@@ -14,7 +14,7 @@ the body and which replays it over the iterations the forward loop saved, last f
 import itertools
 
 from ..ops.registry import get_op, slot_name
-from .analysis import op_reads, op_writes
+from .analysis import op_writes
 from .builder import op_role_guard
 from .program import EMPTY_VAR_NAME, GRAD_SUFFIX, Variable
 

@@ -14,11 +14,16 @@ import numpy as np
 
 from ..dtypes import convert_dtype, dtype_name
 from ..ops.registry import Meta, get_op, is_list_slot, slot_name
-from .program import (Parameter, Variable, default_main_program, default_startup_program,
-                      scoped_name)
+from .program import Parameter, Variable, default_main_program, default_startup_program, scoped_name
 
-__all__ = ["append_op", "create_parameter", "create_global_var", "set_origin_provider",
-           "op_role_guard", "to_variable_input"]
+__all__ = [
+    "append_op",
+    "create_global_var",
+    "create_parameter",
+    "op_role_guard",
+    "set_origin_provider",
+    "to_variable_input",
+]
 
 _origin = {"provider": None}
 
@@ -69,18 +74,36 @@ def _check_same_program(op, slot, v, program):
             "visible outside through the body's outputs)")
 
 
+def eager_parameters(program):
+    """``{name: eager tensor}`` for every eager Parameter (or persistable eager tensor, such as
+    a running statistic) that ``program`` reads or writes under that name: what a caller must
+    put into the scope before running it, and what receives written values after."""
+    reg = getattr(program, "_eager_parameters", None)
+    if reg is None:
+        reg = program._eager_parameters = {}
+    return reg
+
+
 def _parameter_var(program, p):
-    """The program Parameter for eager Parameter ``p`` (created on first use)."""
+    """The persistable program variable for eager Parameter (or persistable tensor) ``p``:
+    a Parameter of the same name, created on first use."""
+    from ..tensor import Parameter as EagerParameter
+
     gb = program.global_block()
     v = gb.vars.get(p.name)
     if v is not None:
         if tuple(v.shape) != tuple(p.shape) or v.dtype != p.dtype:
             raise ValueError(f"eager parameter '{p.name}' ({p.dtype.name}{p.shape}) clashes "
                              f"with program variable {v!r}")
-        return v
-    return gb.create_parameter(p.name, list(p.shape), p.dtype, trainable=p.trainable,
-                               optimize_attr=p.optimize_attr, regularizer=p.regularizer,
-                               need_clip=p.need_clip)
+    elif isinstance(p, EagerParameter):
+        v = gb.create_parameter(p.name, list(p.shape), p.dtype, trainable=p.trainable,
+                                optimize_attr=p.optimize_attr, regularizer=p.regularizer,
+                                need_clip=p.need_clip)
+    else:
+        v = gb.create_var(name=p.name, shape=list(p.shape), dtype=p.dtype, persistable=True,
+                          stop_gradient=True)
+    eager_parameters(program)[p.name] = p
+    return v
 
 
 def _constant(program, value, dtype=None):
@@ -128,7 +151,7 @@ def to_variable_input(v, op, slot, program, others):
     if _is_eager_tensor(v):
         from ..tensor import Parameter as EagerParameter
 
-        if isinstance(v, EagerParameter):
+        if isinstance(v, EagerParameter) or v.persistable:
             return _parameter_var(program, v)
         return _constant(program, v)
     if _is_scalar(v):
@@ -199,6 +222,9 @@ def append_op(op, inputs, attrs, outputs=None, program=None):
         if outputs and k in outputs:
             target = outputs[k]
             targets = target if isinstance(target, (list, tuple)) else [target]
+            targets = [_parameter_var(program, t) if _is_eager_tensor(t) and
+                       (t.persistable or not t.stop_gradient) else t for t in targets]
+            target = targets if isinstance(target, (list, tuple)) else targets[0]
             for t in targets:
                 if not isinstance(t, Variable):
                     raise TypeError(f"op '{op.type}' output '{name}' must be written to a static "

@@ -20,13 +20,12 @@ import linecache
 import weakref
 
 from ..ops.registry import KernelContext, get_op, is_list_slot, slot_name
-from .analysis import (CONTROL_FLOW_OPS, body_defined_vars, has_side_effect, op_reads,
-                       op_writes)
+from .analysis import CONTROL_FLOW_OPS, body_defined_vars, has_side_effect, op_reads, op_writes
 from .grad_kernels import make_grad_kernel, make_helpers
 from .program import EMPTY_VAR_NAME
 from .specialize import specialize
 
-__all__ = ["compile_plan", "Plan", "CompileError"]
+__all__ = ["CompileError", "Plan", "compile_plan"]
 
 HOISTABLE = ("fill_constant", "assign_value")
 _counter = itertools.count()
@@ -45,8 +44,18 @@ class Plan:
     ``line_ops``: source line -> ``(Operator, block index)``.
     """
 
-    __slots__ = ("fn", "ext", "fetch_names", "writes", "filename", "line_ops", "source",
-                 "idents", "_keep_alive", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_keep_alive",
+        "ext",
+        "fetch_names",
+        "filename",
+        "fn",
+        "idents",
+        "line_ops",
+        "source",
+        "writes",
+    )
 
 
 def compile_plan(program, feed_names, fetch_names, xp, place):
@@ -483,7 +492,7 @@ class _Generator:
             dst = self.ident(block, name, op)
             x = self.ident(block, xs[i], op)
             if i < n:
-                src = gps[i] if i in gps else f"_zl({x})"
+                src = gps.get(i, f"_zl({x})")
             else:
                 src = f"_or_zeros({accs[i - n]}, {x})" if (i - n) in accs else f"_zl({x})"
             self.emit(f"{dst} = {src}", op, block)

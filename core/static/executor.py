@@ -20,7 +20,7 @@ from .compiled import unwrap_program
 from .program import Variable, default_main_program
 from .scope import LoDTensor, global_scope
 
-__all__ = ["Executor"]
+__all__ = ["Executor", "op_error"]
 
 
 class Executor:
@@ -67,8 +67,8 @@ class Executor:
         ctx._rng_source = self._rng_source(program)
         try:
             fetched, written = plan.fn(ctx, values)
-        except Exception as e:  # noqa: BLE001 - re-raised with the operator that failed
-            raise _op_error(plan, e) from e
+        except Exception as e:
+            raise op_error(plan, e) from e
         for name, val in zip(plan.writes, written):
             scope._vars[name] = val
         if return_numpy:
@@ -186,7 +186,7 @@ def _unknown_feed_message(program, name):
     return (f"feed '{name}' is not a variable of the program; its data variables are {data}")
 
 
-def _op_error(plan, exc):
+def op_error(plan, exc):
     """An error naming the operator whose generated line raised ``exc``."""
     tb = exc.__traceback__
     found = None

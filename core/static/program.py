@@ -39,9 +39,22 @@ from .. import unique_name
 from ..dtypes import convert_dtype
 from ..tensor_ops import TensorOps
 
-__all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
-           "default_startup_program", "program_guard", "name_scope", "switch_main_program",
-           "switch_startup_program", "EMPTY_VAR_NAME", "GRAD_SUFFIX", "grad_var_name"]
+__all__ = [
+    "EMPTY_VAR_NAME",
+    "GRAD_SUFFIX",
+    "Block",
+    "Operator",
+    "Parameter",
+    "Program",
+    "Variable",
+    "default_main_program",
+    "default_startup_program",
+    "grad_var_name",
+    "name_scope",
+    "program_guard",
+    "switch_main_program",
+    "switch_startup_program",
+]
 
 EMPTY_VAR_NAME = "@EMPTY@"
 GRAD_SUFFIX = "@GRAD"
@@ -56,8 +69,17 @@ def grad_var_name(name):
 class Variable(TensorOps):
     """A named value of a Block. Operators on it append ops to the current block."""
 
-    __slots__ = ("name", "_shape", "dtype", "type", "persistable", "stop_gradient", "is_data",
-                 "block", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_shape",
+        "block",
+        "dtype",
+        "is_data",
+        "name",
+        "persistable",
+        "stop_gradient",
+        "type",
+    )
 
     def __init__(self, block, name, shape, dtype, type="lod_tensor", persistable=False,
                  stop_gradient=False, is_data=False):
@@ -166,8 +188,14 @@ class Parameter(Variable):
     """A trainable persistable Variable of the global block, initialised by the startup
     program."""
 
-    __slots__ = ("trainable", "optimize_attr", "regularizer", "need_clip", "is_distributed",
-                 "do_model_average")
+    __slots__ = (
+        "do_model_average",
+        "is_distributed",
+        "need_clip",
+        "optimize_attr",
+        "regularizer",
+        "trainable",
+    )
 
     def __init__(self, block, name, shape, dtype, trainable=True, optimize_attr=None,
                  regularizer=None, need_clip=True):
@@ -211,7 +239,7 @@ def _json_attr(name, value, where):
 class Operator:
     """One operator of a Block: type, named input/output variable lists, attributes."""
 
-    __slots__ = ("block", "type", "inputs", "outputs", "attrs", "role", "origin")
+    __slots__ = ("attrs", "block", "inputs", "origin", "outputs", "role", "type")
 
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, role="forward",
                  origin=None):

@@ -12,13 +12,13 @@ import numpy as np
 
 from ..backend import as_numpy, to_place
 
-__all__ = ["Scope", "LoDTensor", "global_scope", "scope_guard"]
+__all__ = ["LoDTensor", "Scope", "global_scope", "scope_guard"]
 
 
 class LoDTensor:
     """A view of one scope entry (or a fetched value when ``return_numpy=False``)."""
 
-    __slots__ = ("_scope", "_name", "_value")
+    __slots__ = ("_name", "_scope", "_value")
 
     def __init__(self, scope=None, name=None, value=None):
         self._scope = scope
@@ -82,7 +82,7 @@ class LoDTensor:
 class _ScopeVar:
     """A named entry of a Scope (``scope.var(name)``)."""
 
-    __slots__ = ("_scope", "_name")
+    __slots__ = ("_name", "_scope")
 
     def __init__(self, scope, name):
         self._scope = scope

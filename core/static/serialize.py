@@ -39,8 +39,13 @@ from .program import (
     Variable,
 )
 
-__all__ = ["PROGRAM_FORMAT", "program_to_dict", "program_from_dict", "sub_block_indices",
-           "is_block_attr"]
+__all__ = [
+    "PROGRAM_FORMAT",
+    "is_block_attr",
+    "program_from_dict",
+    "program_to_dict",
+    "sub_block_indices",
+]
 
 PROGRAM_FORMAT = "dy2static.program"
 PROGRAM_VERSION = 1
@@ -93,7 +98,7 @@ def program_to_dict(program):
                         "ops": [_op_to_dict(op) for op in b.ops]} for b in program.blocks]}
 
 
-# -- reading ----------------------------------------------------------------------------------------
+# -- reading -------------------------------------------------------------------------------------
 def _field(d, key, kinds, where, optional=False, default=None):
     if not isinstance(d, dict):
         raise ModelFormatError(f"{where} must be an object, got {type(d).__name__}")

@@ -5,7 +5,7 @@ description of the structure with ``None`` marking each leaf position; leaves ar
 depth-first order (dict entries in key-sorted order).
 """
 
-__all__ = ["flatten", "pack", "assert_same", "path_of", "describe", "StructureMismatch"]
+__all__ = ["StructureMismatch", "assert_same", "describe", "flatten", "pack", "path_of"]
 
 _LEAF = None
 

@@ -36,7 +36,7 @@ def _model():
 
 
 def test_append_backward_names_and_values():
-    main, startup, (x, w, loss) = build(_model)
+    main, startup, (_x, _w, loss) = build(_model)
     with static.program_guard(main, startup), static_mode_guard():
         pairs = static.append_backward(loss)
     assert [(p.name, g.name) for p, g in pairs] == [("w_b", "w_b@GRAD")]
@@ -90,7 +90,7 @@ def test_no_grad_set_and_unrelated_inputs():
         out = layers.reduce_sum(x * y)
         return x, y, z, static.gradients([out], [x, y, z], no_grad_set=["y"])
 
-    main, _, (x, y, z, (gx, gy, gz)) = build(fn)
+    main, _, (_x, _y, _z, (gx, gy, gz)) = build(fn)
     assert gy is None and gz is None
     got, = static.Executor().run(main, feed={"x": np.ones(3), "y": np.arange(3.0)},
                                  fetch_list=[gx])
@@ -104,13 +104,13 @@ def test_gradient_of_an_intermediate():
         out = layers.reduce_sum(h * h)
         return x, static.gradients(out, h)
 
-    main, _, (x, (gh,)) = build(fn)
+    main, _, (_x, (gh,)) = build(fn)
     got, = static.Executor().run(main, feed={"x": np.array([1.0, 2.0, 3.0])}, fetch_list=[gh])
     np.testing.assert_allclose(got, 2 * 3 * np.array([1.0, 2.0, 3.0]))
 
 
 def test_loss_must_be_scalar():
-    main, _, x = build(lambda: static.data("x", [3], "float64") * 1.0)
+    _main, _, x = build(lambda: static.data("x", [3], "float64") * 1.0)
     with pytest.raises(ValueError, match="must hold one element"):
         static.append_backward(x)
 
@@ -123,7 +123,7 @@ def test_static_training_with_optimizer_reduces_loss():
         core.optimizer.SGD(learning_rate=0.1).minimize(loss)
         return x, loss
 
-    main, startup, (x, loss) = build(fn)
+    main, startup, (_x, loss) = build(fn)
     scope = static.Scope()
     exe = static.Executor()
     exe.run(startup, scope=scope)

@@ -40,7 +40,7 @@ def _cond_prog():
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_cond_takes_the_branch_the_data_selects(sign):
-    main, _, (x, (a, b)) = build(_cond_prog)
+    main, _, (_x, (a, b)) = build(_cond_prog)
     xv = sign * np.ones((2, 3))
     got_a, got_b = run(main, {"x": xv}, [a, b])
     want = xv * 2 if sign > 0 else xv - 1
@@ -117,7 +117,7 @@ def test_nested_cond():
 
         return x, layers.cond(layers.reduce_sum(x) > 0.0, inner_true, lambda: -x)
 
-    main, _, (x, out) = build(fn)
+    main, _, (_x, out) = build(fn)
     for v, want in ((20.0, 2000.0), (2.0, 20.0), (-3.0, 3.0)):
         got, = run(main, {"x": np.array([v])}, [out])
         np.testing.assert_allclose(got, [want])
@@ -131,7 +131,7 @@ def test_gradient_flows_only_through_the_taken_branch():
         loss = layers.reduce_sum(out * out)
         return x, w, loss, static.gradients([loss], [x, w])
 
-    main, _, (x, w, loss, (gx, gw)) = build(fn)
+    main, _, (_x, _w, _loss, (gx, gw)) = build(fn)
     wv = np.array([0.5, -1.0, 2.0])
 
     def f(xv, wv_=wv):
@@ -153,7 +153,7 @@ def test_while_trip_count_depends_on_input():
         acc = layers.fill_constant([1], "float32", 1.0)
         return n, layers.while_loop(lambda i, a: i < n, lambda i, a: [i + 1, a * 2.0], [i, acc])
 
-    main, _, (n, (i, acc)) = build(fn)
+    main, _, (_n, (i, acc)) = build(fn)
     for nv in (0, 1, 5):
         got_i, got_acc = run(main, {"n": np.array([nv])}, [i, acc])
         assert got_i.tolist() == [nv]
@@ -177,7 +177,7 @@ def test_while_with_data_dependent_cond_inside():
 
         return x, layers.while_loop(lambda i, h: i < 6, body, [i, x])
 
-    main, _, (x, (i, h)) = build(fn)
+    main, _, (_x, (_i, h)) = build(fn)
     xv = np.array([1.0, 2.0, 0.0, -1.0])
     ref = xv.copy()
     for _ in range(6):
@@ -199,7 +199,7 @@ def test_nested_while_loops():
 
         return n, layers.while_loop(lambda i, t: i < n, outer, [i, total])
 
-    main, _, (n, (i, total)) = build(fn)
+    main, _, (_n, (_i, total)) = build(fn)
     got, = run(main, {"n": np.array([5])}, [total])
     assert got.tolist() == [0 + 1 + 2 + 3 + 4]
 
@@ -211,7 +211,7 @@ def test_while_shape_change_relaxes_dims():
         return layers.while_loop(lambda i, x: i < 3,
                                  lambda i, x: [i + 1, layers.concat([x, x], axis=0)], [i, x])
 
-    main, _, (i, out) = build(fn)
+    main, _, (_i, out) = build(fn)
     assert out.shape == [-1, 2]
     got, = run(main, {"x": np.ones((1, 2), np.float32)}, [out])
     assert got.shape == (8, 2)
@@ -247,7 +247,7 @@ def test_gradient_through_while_matches_numeric():
         loss = layers.reduce_sum(h * h)
         return x, w, n, loss, static.gradients([loss], [x, w])
 
-    main, _, (x, w, n, loss, (gx, gw)) = build(fn)
+    main, _, (_x, _w, _n, loss, (gx, gw)) = build(fn)
     rng = np.random.default_rng(0)
     xv, wv = rng.normal(size=(2, 3)), rng.normal(size=(3, 3)) * 0.5
 
@@ -280,7 +280,7 @@ def test_gradient_through_cond_inside_while():
         loss = layers.reduce_sum(h)
         return x, static.gradients([loss], [x])[0]
 
-    main, _, (x, gx) = build(fn)
+    main, _, (_x, gx) = build(fn)
 
     def f(xv):
         h = xv
@@ -310,7 +310,7 @@ def test_tensor_array_written_in_loop_and_read_after():
         last = layers.array_read(arr, layers.fill_constant([1], "int64", 2))
         return x, arr, n, last
 
-    main, _, (x, arr, n, last) = build(fn)
+    main, _, (_x, _arr, n, last) = build(fn)
     got_n, got_last = run(main, {"x": np.array([1.0, -1.0])}, [n, last])
     assert got_n.tolist() == [3]
     np.testing.assert_allclose(got_last, [8.0, -8.0])
@@ -333,7 +333,7 @@ def test_tensor_array_as_loop_var_with_gradient():
         loss = layers.reduce_sum(stacked * stacked)
         return x, loss, static.gradients([loss], [x])[0]
 
-    main, _, (x, loss, gx) = build(fn)
+    main, _, (_x, loss, gx) = build(fn)
 
     def f(xv):
         h, total = xv, 0.0
@@ -379,7 +379,7 @@ def test_case_and_switch_case_static_and_eager():
                          default=lambda: layers.fill_constant([1], "float32", 2.0))
         return k, sw, cs
 
-    main, _, (k, sw, cs) = build(fn)
+    main, _, (_k, sw, cs) = build(fn)
     for kv, want_sw, want_cs in ((0, 10, 0), (1, 11, 1), (3, 13, 2), (7, 13, 2)):
         got_sw, got_cs = run(main, {"k": np.array([kv])}, [sw, cs])
         assert got_sw.tolist() == [want_sw] and got_cs.tolist() == [want_cs]

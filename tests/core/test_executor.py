@@ -25,7 +25,7 @@ def _affine():
 
 
 def test_run_with_startup_and_scope():
-    main, startup, (x, w, y) = build(_affine)
+    main, startup, (_x, _w, y) = build(_affine)
     scope = static.Scope()
     exe = static.Executor(core.CPUPlace())
     exe.run(startup, scope=scope)
@@ -41,7 +41,7 @@ def test_run_with_startup_and_scope():
 
 
 def test_scope_guard_and_compiled_program_and_lodtensor_results():
-    main, startup, (x, w, y) = build(_affine)
+    main, startup, (_x, _w, y) = build(_affine)
     scope = static.Scope()
     with static.scope_guard(scope):
         exe = static.Executor()
@@ -54,7 +54,7 @@ def test_scope_guard_and_compiled_program_and_lodtensor_results():
 
 
 def test_startup_not_run_names_the_parameter():
-    main, _, (x, w, y) = build(_affine)
+    main, _, (_x, _w, y) = build(_affine)
     with pytest.raises(RuntimeError, match="'w_exec'.*startup program"):
         static.Executor().run(main, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=[y],
                               scope=static.Scope())
@@ -66,38 +66,38 @@ def _double():
 
 
 def test_feed_dtype_mismatch():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     with pytest.raises(TypeError, match="feed 'x': expected dtype float32.*got float64"):
         static.Executor().run(main, feed={"x": np.ones((2, 3))}, fetch_list=[y])
 
 
 def test_feed_shape_mismatch():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     with pytest.raises(ValueError, match=r"feed 'x': expected shape \[-1, 3\].*got \[2, 4\]"):
         static.Executor().run(main, feed={"x": np.ones((2, 4), np.float32)}, fetch_list=[y])
 
 
 def test_feed_unknown_name():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     with pytest.raises(ValueError, match="feed 'z' is not a variable.*'x'"):
         static.Executor().run(main, feed={"x": np.ones((1, 3), np.float32), "z": 1},
                               fetch_list=[y])
 
 
 def test_missing_feed_names_the_data_variable():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     with pytest.raises(RuntimeError, match="data variable 'x'.*not fed"):
         static.Executor().run(main, fetch_list=[y])
 
 
 def test_fetch_unknown_name():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, _y) = build(_double)
     with pytest.raises(ValueError, match="fetch 'nope' is not a variable"):
         static.Executor().run(main, feed={"x": np.ones((1, 3), np.float32)}, fetch_list=["nope"])
 
 
 def test_feed_accepts_lists_and_tensors():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     exe = static.Executor()
     got, = exe.run(main, feed={"x": [[1, 2, 3]]}, fetch_list=[y])
     np.testing.assert_allclose(got, [[2, 4, 6]])
@@ -129,7 +129,7 @@ def test_runtime_failure_names_op_inputs_and_origin():
 
 
 def test_plan_is_cached_and_recompiled_after_a_change():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     exe = static.Executor()
     feed = {"x": np.ones((1, 3), np.float32)}
     exe.run(main, feed=feed, fetch_list=[y])
@@ -186,7 +186,7 @@ def test_random_seed_makes_runs_reproducible():
 
 
 def test_runs_in_eager_mode_too():
-    main, _, (x, y) = build(_double)
+    main, _, (_x, y) = build(_double)
     assert core.in_dynamic_mode()
     got, = static.Executor().run(main, feed={"x": np.ones((1, 3), np.float32)}, fetch_list=[y])
     np.testing.assert_allclose(got, [[2, 2, 2]])
@@ -204,7 +204,7 @@ def test_same_program_on_cpu_and_gpu():
         loss = layers.reduce_sum(h * h)
         return x, loss, static.gradients([loss], [x])[0]
 
-    main, _, (x, loss, gx) = build(fn)
+    main, _, (_x, loss, gx) = build(fn)
     feed = {"x": np.random.default_rng(0).normal(size=(2, 3)).astype(np.float32)}
     cpu = static.Executor(core.CPUPlace()).run(main, feed=feed, fetch_list=[loss, gx])
     gpu = static.Executor(core.CUDAPlace(0)).run(main, feed=feed, fetch_list=[loss, gx])

@@ -4,6 +4,7 @@ program JSON (de)serialisation and its strict validation, and clear errors for d
 truncated, newer, foreign and mismatched saves."""
 import json
 import os
+import runpy
 
 import numpy as np
 import pytest
@@ -119,7 +120,7 @@ def test_works_in_eager_mode_too(tmp_path):
     assert out.tobytes() == expected.tobytes()
     with pytest.raises(ValueError, match="saved with params_filename='params', not 'other'"):
         io.load_inference_model(str(tmp_path / "m"), exe, "model", "other", scope=scope)
-    with pytest.raises(FileNotFoundError, match="no file '__model__.json'.*'model'"):
+    with pytest.raises(FileNotFoundError, match=r"no file '__model__.json'.*'model'"):
         io.load_inference_model(str(tmp_path / "m"), exe, scope=scope)
 
 
@@ -131,7 +132,7 @@ def test_missing_feed_and_unknown_names(static_mode, tmp_path):
         io.save_inference_model(str(tmp_path / "a"), ["x"], [loss], exe, main, scope=scope)
     with pytest.raises(ValueError, match="feeded_var_names names 'nope'"):
         io.save_inference_model(str(tmp_path / "b"), ["nope"], [y], exe, main, scope=scope)
-    with pytest.raises(ValueError, match="'fc_0.w_0' has no value in the scope"):
+    with pytest.raises(ValueError, match=r"'fc_0.w_0' has no value in the scope"):
         io.save_inference_model(str(tmp_path / "c"), ["x"], [y], exe, main, scope=core.Scope())
     assert not os.path.exists(tmp_path / "a") or not os.listdir(tmp_path / "a")
 
@@ -145,7 +146,7 @@ def test_program_only_and_unpruned_export(static_mode, tmp_path):
     fresh = core.Scope()
     prog, _, fetches = io.load_inference_model(str(tmp_path / "p"), exe, scope=fresh)
     assert fresh.local_var_names() == []
-    with pytest.raises(RuntimeError, match="fc_0.w_0"):
+    with pytest.raises(RuntimeError, match=r"fc_0.w_0"):
         exe.run(prog, feed={"x": FEED}, fetch_list=fetches, scope=fresh)
     io.save_params(exe, str(tmp_path / "params"), main, scope=scope)
     io.load_params(exe, str(tmp_path / "params"), prog, scope=fresh)
@@ -191,6 +192,18 @@ def test_control_flow_sub_blocks_are_kept_and_renumbered(static_mode, tmp_path):
         assert got.tobytes() == expected.tobytes()
 
 
+def test_fit_a_line_example_trains_exports_and_predicts(tmp_path, capsys):
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "fit_a_line.py")
+    example = runpy.run_path(path)
+    assert example["main"](["fit_a_line.py", str(tmp_path / "model")]) == 0
+    assert "prediction for [9.0, 5.0, 2.0, 10.0]" in capsys.readouterr().out
+    assert core.in_dynamic_mode()
+    program, feeds, fetches = io.load_inference_model(str(tmp_path / "model"),
+                                                      core.Executor(), scope=core.Scope())
+    assert len(fetches) == 1 and feeds == ["x"]
+    assert [op.type for op in program.global_block().ops] == ["mul", "elementwise_add"]
+
+
 # -- variables ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("filename", [None, "all_vars"])
 @pytest.mark.parametrize("which", ["persistables", "params"])
@@ -228,7 +241,7 @@ def test_save_vars_by_list_and_predicate_accumulate(static_mode, tmp_path):
     assert sorted(fresh.local_var_names()) == ["fc_0.b_0", "fc_0.w_0"]
     with pytest.raises(ValueError, match="'x' was not saved there"):
         io.load_vars(exe, d, main, vars=["x"], scope=fresh)
-    with pytest.raises(ValueError, match="'fc_0.b_0' is not in the file 'one'"):
+    with pytest.raises(ValueError, match=r"'fc_0.b_0' is not in the file 'one'"):
         io.save_vars(exe, d, main, vars=["fc_0.w_0"], filename="one", scope=scope)
         io.load_vars(exe, d, main, vars=["fc_0.b_0"], filename="one", scope=fresh)
 
@@ -270,10 +283,10 @@ def test_damaged_truncated_newer_foreign_model_dirs(tmp_path):
     model = gen / "__model__.json"
     good = model.read_bytes()
     model.write_bytes(good.replace(b'"relu"', b'"reLU"'))
-    with pytest.raises(ModelFormatError, match="__model__.json: checksum mismatch"):
+    with pytest.raises(ModelFormatError, match=r"__model__.json: checksum mismatch"):
         io.load_inference_model(str(d), exe, scope=core.Scope())
     model.write_bytes(good[:-10])
-    with pytest.raises(ModelFormatError, match="__model__.json is truncated"):
+    with pytest.raises(ModelFormatError, match=r"__model__.json is truncated"):
         io.load_inference_model(str(d), exe, scope=core.Scope())
     model.write_bytes(good)
     w = gen / "fc_0.w_0.npy"
@@ -286,7 +299,7 @@ def test_damaged_truncated_newer_foreign_model_dirs(tmp_path):
     doc = json.loads(manifest.read_text())
     doc["version"] = 2
     manifest.write_text(json.dumps(doc))
-    with pytest.raises(ModelFormatError, match="version 2 .*up to 1"):
+    with pytest.raises(ModelFormatError, match=r"version 2 .*up to 1"):
         io.load_inference_model(str(d), exe, scope=core.Scope())
     manifest.write_text("<html>not a model</html>")
     with pytest.raises(ModelFormatError, match="damaged JSON"):

@@ -493,3 +493,29 @@ def test_truncated_gaussian_stays_within_two_std():
     assert v.dtype == np.float32
     assert v.min() >= 0.0 and v.max() <= 2.0
     assert abs(v.mean() - 1.0) < 0.02
+
+
+def test_create_parameter_and_global_var_both_modes():
+    layers = L
+    p = layers.create_parameter([2, 3], "float32", name="cp_eager_w")
+    assert isinstance(p, core.Parameter) and p.shape == [2, 3] and not p.stop_gradient
+    assert p.name == "cp_eager_w"
+    g = layers.create_global_var([2], 1.5, "float32", persistable=True)
+    np.testing.assert_array_equal(g.numpy(), [1.5, 1.5])
+    main, startup = core.static.Program(), core.static.Program()
+    with core.static.program_guard(main, startup):
+        core.enable_static()
+        try:
+            sp = layers.create_parameter([4], "float32", name="cp_static_w",
+                                         default_initializer=core.initializer.Constant(2.0))
+            sg = layers.create_global_var([3], 7, "int64", persistable=True, name="cp_gv")
+        finally:
+            core.disable_static()
+    assert sp.name in main.global_block().vars and sg.name in main.global_block().vars
+    scope = core.Scope()
+    exe = core.Executor(core.CPUPlace())
+    exe.run(startup, scope=scope)
+    np.testing.assert_array_equal(np.asarray(scope.find_var("cp_static_w").get_tensor()), [2.0] * 4)
+    np.testing.assert_array_equal(np.asarray(scope.find_var("cp_gv").get_tensor()), [7, 7, 7])
+    with pytest.raises(ValueError, match="attr"):
+        layers.create_parameter([2], "float32", attr=False)

@@ -111,7 +111,7 @@ def test_attrs_must_be_json_data():
 def test_str_lists_blocks_vars_ops_and_origin():
     old = builder.set_origin_provider(lambda: ("model.py", 7, "y = x * 2"))
     try:
-        main, _, y = build(lambda: static.data("x", [None, 3], "float32") * 2.0)
+        main, _, _y = build(lambda: static.data("x", [None, 3], "float32") * 2.0)
     finally:
         builder.set_origin_provider(old)
     text = str(main)
@@ -127,7 +127,7 @@ def test_create_parameter_and_global_var_initialise_in_startup():
         g = static.create_global_var([1], 5.0, "float32", persistable=True, name="gv")
         return w, g
 
-    main, startup, (w, g) = build(fn)
+    _main, startup, (w, _g) = build(fn)
     assert w.persistable and w.trainable and not w.stop_gradient
     assert [op.type for op in startup.global_block().ops] == ["fill_constant", "fill_constant"]
     scope = static.Scope()
@@ -148,12 +148,12 @@ def test_clone_for_test_drops_training_ops_and_sets_is_test():
         core.optimizer.SGD(learning_rate=0.1).minimize(loss)
         return test_prog, loss
 
-    main, _, (test_prog, loss) = build(fn)
+    main, _, (test_prog, _loss) = build(fn)
     full = main.clone(for_test=True)
     for prog in (test_prog, full):
         types = [op.type for op in prog.global_block().ops]
         assert not any(t.endswith("_grad") or t == "sgd" for t in types), types
-        drop = [op for op in prog.global_block().ops if op.type == "dropout"][0]
+        drop = next(op for op in prog.global_block().ops if op.type == "dropout")
         assert drop.attr("is_test") is True
     assert any(op.type == "sgd" for op in main.global_block().ops)
     copy = main.clone()

@@ -121,7 +121,7 @@ def test_damaged_and_swapped_files(tmp_path):
     data[len(data) // 3] ^= 0x55
     with open(prefix + ".pdparams", "wb") as f:
         f.write(bytes(data))
-    with pytest.raises(ModelFormatError, match="m.pdparams"):
+    with pytest.raises(ModelFormatError, match=r"m.pdparams"):
         core.load(prefix)
     core.save({"w": _tensor(np.arange(6.0))}, prefix, kind="optimizer")
     os.replace(prefix + ".pdopt", prefix + ".pdparams")

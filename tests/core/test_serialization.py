@@ -163,9 +163,9 @@ def test_foreign_files(tmp_path):
     other = tmp_path / "other.npz"
     ser.save_arrays(other, {"a": np.ones(2)})
     _rewrite(other, index={"format": "someone.else", "version": 1, "arrays": []})
-    with pytest.raises(ModelFormatError, match="'someone.else'.*foreign"):
+    with pytest.raises(ModelFormatError, match=r"'someone.else'.*foreign"):
         ser.load_arrays(other)
-    with pytest.raises(FileNotFoundError, match="missing.npz"):
+    with pytest.raises(FileNotFoundError, match=r"missing.npz"):
         ser.load_arrays(tmp_path / "missing.npz")
 
 
@@ -175,7 +175,7 @@ def test_newer_version_is_refused_with_the_supported_version(tmp_path):
     index = _index(path)
     index["version"] = 2
     _rewrite(path, index=index)
-    with pytest.raises(ModelFormatError, match="version 2 .*versions up to 1"):
+    with pytest.raises(ModelFormatError, match=r"version 2 .*versions up to 1"):
         ser.load_arrays(path)
 
 
@@ -213,7 +213,7 @@ def test_absurd_declared_shape_is_rejected_without_allocating(tmp_path, shape):
     _rewrite(path, index=index, members={"arrays/0.npy": _npy_header(shape) + b"\0" * 16})
     tracemalloc.start()
     try:
-        with pytest.raises(ModelFormatError, match="declares .* bytes .* holds only"):
+        with pytest.raises(ModelFormatError, match=r"declares .* bytes .* holds only"):
             ser.load_arrays(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -348,7 +348,7 @@ def test_directory_damage(tmp_path):
     npy.write_bytes(good)
     model = _gen_file(d, ".json")
     model.write_text(model.read_text().replace("fc", "fd"))
-    with pytest.raises(ModelFormatError, match="__model__.json: checksum mismatch"):
+    with pytest.raises(ModelFormatError, match=r"__model__.json: checksum mismatch"):
         _load_dir(d)
 
 
@@ -371,11 +371,11 @@ def test_manifest_damage_foreign_newer_and_traversal(tmp_path):
         ser.DirectoryReader(d)
     (d / "__manifest__.json").write_text(saved)
     _edit_manifest(d, lambda doc: doc["body"]["files"]["fc.b"].update(path="../../etc/passwd"))
-    with pytest.raises(ModelFormatError, match="'path'.*not a file of generation"):
+    with pytest.raises(ModelFormatError, match=r"'path'.*not a file of generation"):
         ser.DirectoryReader(d)
     (d / "__manifest__.json").write_text(saved)
     _edit_manifest(d, lambda doc: doc.update(version=7))
-    with pytest.raises(ModelFormatError, match="version 7 .*up to 1"):
+    with pytest.raises(ModelFormatError, match=r"version 7 .*up to 1"):
         ser.DirectoryReader(d)
     (d / "__manifest__.json").write_text('{"format": "tensorflow.saved_model", "version": 1}')
     with pytest.raises(ModelFormatError, match="foreign"):
@@ -384,7 +384,7 @@ def test_manifest_damage_foreign_newer_and_traversal(tmp_path):
     with pytest.raises(ModelFormatError, match="damaged JSON"):
         ser.DirectoryReader(d)
     os.unlink(d / "__manifest__.json")
-    with pytest.raises(FileNotFoundError, match="__manifest__.json is missing"):
+    with pytest.raises(FileNotFoundError, match=r"__manifest__.json is missing"):
         ser.DirectoryReader(d)
     with pytest.raises(FileNotFoundError, match="no such directory"):
         ser.DirectoryReader(tmp_path / "absent")

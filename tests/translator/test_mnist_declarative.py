@@ -11,8 +11,8 @@ from translator import ProgramTranslator
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
 sys.path.insert(0, os.path.abspath(EXAMPLES))
-import mnist_declarative  # noqa: E402
-import mnist_model  # noqa: E402
+import mnist_declarative
+import mnist_model
 
 
 @pytest.fixture(autouse=True)

@@ -198,3 +198,36 @@ def test_partial_program_runs_a_hand_built_program():
     np.testing.assert_allclose(out.numpy(), [5.0, 25.0])
     core.layers.reduce_sum(out).backward()
     np.testing.assert_allclose(xt.gradient(), 2 * xt.numpy())
+
+
+class _ConvBN(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = core.nn.Conv2D(2, 3, 3, padding=1)
+        self.bn = core.nn.BatchNorm(3)
+
+    @declarative
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_inside_declarative_matches_eager(training):
+    """Running statistics are written back to the Layer's tensors, as in eager mode."""
+    core.seed(3)
+    x = np.random.default_rng(0).standard_normal((4, 2, 5, 5)).astype(np.float32)
+    results = []
+    for enabled in (False, True):
+        ProgramTranslator().enable(enabled)
+        core.seed(3)
+        net = _ConvBN()
+        net.train() if training else net.eval()
+        for _ in range(2):
+            out = net(t(x))
+        out.sum().backward()
+        results.append((out.numpy(), net.bn._mean.numpy().copy(),
+                        net.bn._variance.numpy().copy(), net.conv.weight.gradient()))
+    for eager_v, static_v in zip(*results):
+        np.testing.assert_allclose(static_v, eager_v, rtol=1e-4, atol=1e-5)
+    if training:
+        assert np.abs(results[1][1]).sum() > 0  # the running mean moved

@@ -138,7 +138,7 @@ def test_get_program_of_declarative_function_with_specs():
     def f(img):
         return img.sum(axis=1)
 
-    main, _, inputs, outputs = ProgramTranslator().get_program(f)
+    _, _, inputs, outputs = ProgramTranslator().get_program(f)
     assert inputs[0].name == "img" and inputs[0].shape == [-1, 4]
     assert outputs[0].shape == [-1]
     # tensors of any batch size fit the declared spec: one program

@@ -1,18 +1,22 @@
-"""List updates that a static loop must carry: ``l.append(v)`` and ``l.pop(...)``.
+"""List updates that a static loop must carry: ``l.append(v)`` and ``l.pop(...)``, and reads
+of such lists.
 
 * ``l.append(v)`` (a statement) -> ``l = _d2s.convert_list_append(l, v)``;
-* ``y = l.pop(i)`` -> ``l, y = _d2s.convert_list_pop(l, i)`` (also as a bare statement).
+* ``y = l.pop(i)`` -> ``l, y = _d2s.convert_list_pop(l, i)`` (also as a bare statement);
+* ``l[i]`` (a load, ``i`` not a slice) of a name the function appends to or pops from ->
+  ``_d2s.convert_list_getitem(l, i)``.
 
 Rebinding ``l`` makes it a name the loop modifies, so it becomes a loop variable; at run time a
 static loop turns a Python list loop variable into a tensor array, and the helpers append with
 ``array_write`` / read with ``array_read`` on a tensor array, or act on the list as Python
 does. Only the function's own local names are rewritten (``self.items.append(v)`` and
-global lists are left alone).
+global lists are left alone); subscripts only of names the same scope appends to or pops
+from, so other indexing (tensors, dicts) is untouched.
 """
 import gast
 
 from .. import static_analysis as sa
-from ..templates import replace
+from ..templates import replace, replace_as_expression
 
 __all__ = ["transform"]
 
@@ -24,6 +28,31 @@ def _method_call(expr, method, local_names):
         not any(isinstance(a, gast.Starred) for a in expr.args) and not expr.keywords
 
 
+class _ListNames(gast.NodeVisitor):
+    """The local names a scope calls ``.append`` / ``.pop`` on (nested scopes not entered)."""
+
+    def __init__(self, local_names):
+        self.local_names, self.found = local_names, set()
+
+    def visit_Call(self, node):
+        for method in ("append", "pop"):
+            if _method_call(node, method, self.local_names):
+                self.found.add(node.func.value.id)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node):
+        return None
+
+    visit_Lambda = visit_FunctionDef
+
+
+def _list_names(fn_node, local_names):
+    finder = _ListNames(local_names)
+    for stmt in fn_node.body:
+        finder.visit(stmt)
+    return finder.found
+
+
 class _List(gast.NodeTransformer):
     """Rewrites list updates of the function's own local names (not globals or free names)."""
 
@@ -31,16 +60,36 @@ class _List(gast.NodeTransformer):
         self.ctx = ctx
         self.locals = sa.writes(fn_node.body) | sa.writes(fn_node.args) - \
             sa.declared_globals(fn_node)
+        self.lists = _list_names(fn_node, self.locals)
 
     def visit_FunctionDef(self, node):
-        saved = self.locals
+        saved = self.locals, self.lists
         self.locals = sa.writes(node.body) | sa.writes(node.args) - sa.declared_globals(node)
+        self.lists = _list_names(node, self.locals)
         try:
             return self.generic_visit(node)
         finally:
-            self.locals = saved
+            self.locals, self.lists = saved
+
+    def visit_Lambda(self, node):
+        saved = self.lists
+        self.lists = set()  # a lambda's parameters may shadow the lists
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.lists = saved
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
+                node.value.id not in self.lists or isinstance(node.slice, (gast.Slice, gast.Tuple)):
+            return node
+        return replace_as_expression("helpers.convert_list_getitem(target, index)", origin=node,
+                                     helpers=self.ctx.helpers, target=node.value.id,
+                                     index=node.slice)
 
     def visit_Expr(self, node):
+        self.generic_visit(node)
         call = node.value
         if _method_call(call, "append", self.locals) and len(call.args) == 1:
             return replace("target = helpers.convert_list_append(target, value)", origin=node,
@@ -53,6 +102,7 @@ class _List(gast.NodeTransformer):
         return node
 
     def visit_Assign(self, node):
+        self.generic_visit(node)
         call = node.value
         if len(node.targets) == 1 and _method_call(call, "pop", self.locals):
             return replace("target, result = helpers.convert_list_pop(target, index)",

@@ -1,0 +1,67 @@
+"""``convert_call``: what converted code calls for every ``fn(...)`` it does not rewrite
+itself.
+
+User functions, methods and Layers are converted (once, cached, recursively: their own calls
+go through here again); the builtins with a static form map to their helpers; library code
+(``core``, numpy, the standard library modules below), classes, ``not_to_static``
+functions and whatever cannot be converted are called as they are.
+"""
+import builtins
+import types
+
+from .convert_builtins import convert_len, convert_print
+from .convert_iter import convert_enumerate, convert_range, convert_zip
+
+__all__ = ["convert_call"]
+
+_SKIP_MODULES = ("core", "translator", "numpy", "gast", "builtins", "functools", "inspect",
+                 "typing", "collections", "itertools", "copy", "math", "operator", "abc")
+_BUILTIN_MAP = {builtins.len: convert_len, builtins.print: convert_print,
+                builtins.range: convert_range, builtins.enumerate: convert_enumerate,
+                builtins.zip: convert_zip}
+
+
+def _skipped_module(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] in _SKIP_MODULES
+
+
+def convert_call(fn):
+    """What converted code calls for ``fn(...)``: the converted ``fn`` for user functions,
+    methods and Layers (converted once, cached); ``fn`` itself for builtins, library code,
+    classes, ``not_to_static`` functions and what cannot be converted."""
+    from . import convert
+
+    try:
+        mapped = _BUILTIN_MAP.get(fn)
+    except TypeError:  # unhashable callable
+        mapped = None
+    if mapped is not None:
+        return mapped
+    if getattr(fn, "_d2s_not_to_static", False) or isinstance(fn, type):
+        return fn
+    if hasattr(fn, "dygraph_function"):
+        return convert.convert_to_static(fn)
+    if isinstance(fn, types.MethodType):
+        func = fn.__func__
+        if getattr(func, "_d2s_not_to_static", False) or _skipped_module(func) or \
+                convert.is_converted(func):
+            return fn
+    elif isinstance(fn, types.FunctionType):
+        if _skipped_module(fn) or convert.is_converted(fn) or fn.__name__ == "<lambda>":
+            return fn
+    elif callable(getattr(fn, "forward", None)):
+        forward = type(fn).forward
+        if _skipped_module(forward) or getattr(forward, "_d2s_not_to_static", False):
+            return fn
+        return _convert_or_keep(convert, fn.forward, fn)
+    else:
+        return fn
+    return _convert_or_keep(convert, fn, fn)
+
+
+def _convert_or_keep(convert, target, fallback):
+    try:
+        return convert.convert_to_static(target)
+    except convert.ConversionError:
+        return fallback

@@ -1,0 +1,88 @@
+"""Iterables of ``for`` loops: ``range``, ``enumerate`` and ``zip`` with static operands.
+
+With only Python operands these return the builtins' own results. With a static bound or a
+static Tensor among the iterables they return a :class:`StaticIter` -- a length (possibly a
+static Variable) and an item function of a static index -- which ``convert_for_loop`` runs
+as a ``while_loop`` over the index.
+"""
+import builtins
+import functools
+import operator
+
+from .convert_state import is_static, layers, to_variable, where
+
+__all__ = [
+    "StaticIter",
+    "as_static_iter",
+    "convert_enumerate",
+    "convert_range",
+    "convert_zip",
+    "is_static_iterable",
+    "range_item",
+]
+
+
+class StaticIter:
+    """A sequence with a (possibly static) length and an item function of a static index."""
+
+    def __init__(self, length, item):
+        self.length, self.item = length, item
+
+
+def range_item(start, step, i):
+    """Item ``i`` of ``range(start, ..., step)``."""
+    return start + i * step
+
+
+def is_static_iterable(value):
+    """True when a ``for`` over ``value`` must become a ``while_loop``."""
+    return isinstance(value, StaticIter) or is_static(value)
+
+
+def as_static_iter(value):
+    """``value`` (a StaticIter, static Tensor, range or indexable) as a :class:`StaticIter`."""
+    if isinstance(value, StaticIter):
+        return value
+    if is_static(value):
+        n = value.shape[0]
+        if n is None or n < 0:
+            n = layers().shape(value)[0]
+        return StaticIter(n, value.__getitem__)
+    if isinstance(value, range):
+        return StaticIter(len(value), functools.partial(range_item, value.start, value.step))
+    if isinstance(value, (list, tuple)):
+        raise TypeError("a Python list cannot be zipped/enumerated with a static Tensor in a "
+                        f"loop{where()}; stack it into a Tensor first")
+    return StaticIter(len(value), value.__getitem__)
+
+
+def convert_range(*args):
+    """``range(...)``; with a static bound, a static iterable for ``convert_for_loop``."""
+    if not any(is_static(a) for a in args):
+        return builtins.range(*(operator.index(a) for a in args))
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+    if isinstance(step, (int,)) and step < 0:
+        length = (start - stop - step - 1) // (-step)
+    else:
+        length = (stop - start + step - 1) // step
+    length = layers().elementwise_max(to_variable(length), to_variable(0, length))
+    return StaticIter(length, functools.partial(range_item, start, step))
+
+
+def convert_enumerate(iterable, start=0):
+    """``enumerate(iterable, start)``; a static iterable gives a static one."""
+    if not is_static_iterable(iterable):
+        return builtins.enumerate(iterable, start)
+    it = as_static_iter(iterable)
+    return StaticIter(it.length, lambda i: (i + start, it.item(i)))
+
+
+def convert_zip(*iterables):
+    """``zip(*iterables)``; any static iterable makes the result static (shortest length)."""
+    if not any(is_static_iterable(i) for i in iterables):
+        return builtins.zip(*iterables)
+    its = [as_static_iter(i) for i in iterables]
+    length = its[0].length
+    for it in its[1:]:
+        length = layers().elementwise_min(to_variable(length), to_variable(it.length))
+    return StaticIter(length, lambda i: tuple(it.item(i) for it in its))

@@ -1,0 +1,298 @@
+"""Runtime helpers for loops: ``while`` and ``for``.
+
+``convert_while_loop(cond_fn, body_fn, loop_vars)`` runs plain Python while the condition is
+a Python value; from the first static condition on, the rest of the loop is one
+``while_loop`` op carrying ``loop_vars`` (the names the body modifies that are live at the
+loop head or after it). ``convert_for_loop`` does the same for a static iterable (see
+``convert_iter``), looping over an index.
+
+Loop variables cross into the op as Variables: Python numbers become constants, Python lists
+tensor arrays (``tensor_list``). What a Python number stands for is only known from the body,
+so the body is traced and, when a loop variable comes back with another type, the loop is
+traced again with a better initial value (the first attempt's ops and blocks are removed):
+
+* a Python number whose body result has another dtype starts as a constant of that dtype;
+* a Python number or 0-d value whose body result has rank > 0 (``s = 0; for v in x: s = s +
+  v``) starts broadcast to the result's shape and dtype -- ``fill_constant(shape, dtype, n)``
+  -- which equals eager for any elementwise accumulation (when the loop runs no iteration the
+  result is that broadcast value rather than the number);
+* an empty list's tensor array, its element dtype guessed, takes the dtype appended.
+
+Anything else (a dtype change of a Tensor, a rank change of a Tensor of rank > 0, a shape
+with unknown dims) is left to ``while_loop``'s own error.
+"""
+import builtins
+import collections
+import functools
+
+from .convert_cond import convert_logical_and
+from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
+from .convert_state import (closure_state, dtype_name, is_static, is_weak, kind, layers,
+                            mark_weak, number_dtype, to_variable, weak_supported, where)
+from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
+
+__all__ = ["convert_for_loop", "convert_while_loop"]
+
+
+def convert_while_loop(cond_fn, body_fn, loop_vars=()):
+    """``while cond_fn(): body_fn()``; from the first static condition on, the rest of the
+    loop is a ``while_loop`` op carrying ``loop_vars`` (the modified names live at the loop
+    head or after the loop)."""
+    pred = cond_fn()
+    while True:
+        if is_static(pred):
+            get_args, set_args = closure_state(body_fn, loop_vars)
+            _static_while(cond_fn, body_fn, get_args, set_args, loop_vars)
+            return
+        if not pred:
+            return
+        body_fn()
+        pred = cond_fn()
+
+
+def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
+    """``for item in iterable: body_fn(item)`` stopping when ``extra_test()`` is false (loops
+    with ``break``/``return``). A static iterable (Variable, static range/enumerate/zip) loops
+    with a ``while_loop`` over an index; a Python ``range`` whose extra test turns static
+    continues as one from the current index."""
+    if is_static_iterable(iterable):
+        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars)
+        return
+    items = iterable if isinstance(iterable, range) else builtins.iter(iterable)
+    for k, item in enumerate(items):
+        if extra_test is not None:
+            ok = extra_test()
+            if is_static(ok):
+                if not isinstance(iterable, range):
+                    raise TypeError(
+                        f"a break/return under a Tensor condition{where()} inside a loop over "
+                        f"a Python {type(iterable).__name__} is not supported; loop over a "
+                        "range or a Tensor instead")
+                _static_for(StaticIter(len(iterable), functools.partial(
+                    range_item, iterable.start, iterable.step)), k, extra_test, body_fn,
+                    loop_vars)
+                return
+            if not ok:
+                return
+        body_fn(item)
+
+
+def _static_for(it, start, extra_test, body_fn, names):
+    get_args, set_args = closure_state(body_fn, names)
+    index = [layers().fill_constant([], "int64", start)]
+    length = it.length
+
+    def cond_fn():
+        more = index[0] < length
+        if extra_test is None:
+            return more
+        return convert_logical_and(lambda: more, extra_test)
+
+    def loop_body():
+        body_fn(it.item(index[0]))
+        index[0] = index[0] + 1
+
+    def get_all():
+        return tuple(get_args()) + (index[0],)
+
+    def set_all(values):
+        set_args(values[:-1])
+        index[0] = values[-1]
+
+    _static_while(cond_fn, loop_body, get_all, set_all, tuple(names) + ("__index",))
+
+
+# -- the static loop ------------------------------------------------------------------------------
+_Fix = collections.namedtuple("_Fix", ["dtype", "shape", "fallback", "weak"],
+                              defaults=(None, False))
+_Fix.__doc__ = """How a loop variable enters the loop: ``dtype`` (a name), ``shape`` (None:
+the value's own) and whether it stays a weak number (``convert_state.is_weak``). Where
+Variables cannot be weak, ``fallback`` is set on a probe -- a trace with a number's narrowest
+dtype, to learn the dtype eager's weak Python numbers give -- and is the dtype to use if the
+probe fails."""
+
+# A Python number's narrowest dtype of its kind: combined with a tensor it promotes as the weak
+# number does in eager mode (int8 + float32 -> float32), and alone it stays itself.
+_PROBE = {"int64": "int8", "float32": "float16"}
+
+
+class _Retrace(Exception):
+    """Loop variable ``index`` must enter the loop as ``fix`` (a :data:`_Fix`)."""
+
+    def __init__(self, index, fix):
+        super().__init__(index, fix)
+        self.index, self.fix = index, fix
+
+
+def _is_number(value):
+    return isinstance(value, (bool, int, float))
+
+
+def _is_scalar(value):
+    """A Python number or a 0-d tensor: what broadcasting may give a rank."""
+    return _is_number(value) or (hasattr(value, "shape") and hasattr(value, "dtype") and
+                                 value.shape is not None and len(value.shape) == 0)
+
+
+def _known(shape):
+    return all(d is not None and d >= 0 for d in shape)
+
+
+def _entry_dtype(value):
+    """The dtype name ``value`` enters a loop as when nothing better is known."""
+    return number_dtype(value) if _is_number(value) else dtype_name(value)
+
+
+def _initial(value, fix):
+    """The Variable a loop variable enters the loop as (None: not a Tensor; kept as is)."""
+    if isinstance(value, list):
+        return list_to_array(value, None if fix is None else fix.dtype)
+    if fix is None:
+        return to_variable(value)
+    lay = layers()
+    if _is_number(value):
+        return mark_weak(lay.fill_constant(list(fix.shape or ()), fix.dtype, value), fix.weak)
+    var = to_variable(value)
+    if dtype_name(var) != fix.dtype:
+        var = lay.cast(var, fix.dtype)
+    if fix.shape:
+        var = lay.expand(lay.reshape(var, [1] * len(fix.shape)), list(fix.shape))
+    return var
+
+
+def _needed_fix(before, after, fix):
+    """The :data:`_Fix` loop variable ``before`` (its value before the loop) should enter
+    the loop with, given its body result ``after`` (a Variable); None when it is right."""
+    if isinstance(before, list) or not _is_scalar(before):
+        return None
+    shape = tuple(after.shape or ())
+    if (shape and not _known(shape)) or (not shape and not _is_number(before)):
+        return None  # left to while_loop: a 0-d tensor keeps its dtype
+    number, weak_ok = _is_number(before), weak_supported()
+    observed = _Fix(dtype_name(after), shape or None, None, number and weak_ok and is_weak(after))
+    entry = _entry_dtype(before)
+    if fix is not None and fix.fallback is not None:  # this trace was the probe
+        dtype = entry if observed.dtype == _PROBE[entry] else observed.dtype
+        return _Fix(dtype, observed.shape)
+    if observed == (fix or _Fix(entry, None, None, number and weak_ok)):
+        return None
+    if fix is None and number and not weak_ok and entry in _PROBE:
+        return _Fix(_PROBE[entry], observed.shape, observed.dtype)
+    return observed
+
+
+def _unknown_shape_error(name, before, var, where_):
+    return ValueError(
+        f"variable '{name}' is {kind(before)} of shape [] before a loop whose condition is a "
+        f"Tensor{where_} and a Tensor of shape {var.shape} after its body; its initial value "
+        "cannot be broadcast to a shape that is not known while the program is built -- "
+        f"initialise '{name}' with a Tensor of that shape before the loop (e.g. zeros_like)")
+
+
+def _mark(program, block):
+    return len(program.blocks), len(block.ops), set(block.vars)
+
+
+def _rollback(program, block, mark):
+    """Remove the blocks, ops and variables added to ``program`` / ``block`` since ``mark``."""
+    n_blocks, n_ops, names = mark
+    del program.blocks[n_blocks:]
+    del block.ops[n_ops:]
+    for name in [n for n in block.vars if n not in names]:
+        del block.vars[name]
+    program._bump()
+
+
+def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0):
+    init_values = get_args()
+    init = list(init_values)
+    where_ = where()
+    fixes = dict(fixes or {})
+    program = _current_program()
+    block = program.current_block()
+    mark = _mark(program, block)
+    carried, constants = [], {}
+    for k, value in enumerate(init):
+        var = _initial(value, fixes.get(k))
+        if var is None:
+            constants[k] = value
+        else:
+            carried.append(k)
+            init[k] = var
+
+    def merged(loop_vars):
+        values = list(init)
+        for k, v in zip(carried, loop_vars):
+            values[k] = v
+        return tuple(values)
+
+    def cond(*loop_vars):
+        set_args(merged(loop_vars))
+        pred = cond_fn()
+        return pred if is_static(pred) else to_variable(bool(pred))
+
+    def body(*loop_vars):
+        set_args(merged(loop_vars))
+        for k, v in zip(carried, loop_vars):
+            if is_guessed(init[k]):
+                mark_guessed(v)
+            mark_weak(v, is_weak(init[k]))
+        try:
+            body_fn()
+        except ArrayDtypeChanged as e:
+            for k, v in zip(carried, loop_vars):
+                if v is e.array:
+                    if isinstance(init_values[k], list):
+                        raise _Retrace(k, _Fix(e.dtype, None)) from None
+                    raise ArrayDtypeChanged(init_values[k], e.dtype) from None
+            raise
+        values = get_args()
+        for k, const in constants.items():
+            if values[k] is not const:
+                raise TypeError(
+                    f"variable '{names[k]}' is {kind(const)} before a loop whose condition is "
+                    f"a Tensor{where_} and {kind(values[k])} after its body; in a static "
+                    "program a loop variable must be a Tensor (or number) before the loop -- "
+                    f"assign '{names[k]}' a value of its final type before the loop")
+        outs = []
+        for k, before in zip(carried, loop_vars):
+            var = to_variable(values[k], before)
+            if var is None:
+                raise TypeError(f"variable '{names[k]}' becomes {kind(values[k])} inside a "
+                                f"loop whose condition is a Tensor{where_}; it must stay a Tensor")
+            if not before.shape and var.shape and not _known(var.shape) and \
+                    _is_scalar(init_values[k]):
+                raise _unknown_shape_error(names[k], init_values[k], var, where_)
+            fix = _needed_fix(init_values[k], var, fixes.get(k))
+            if fix is not None:
+                raise _Retrace(k, fix)
+            outs.append(var)
+        return outs
+
+    probes = {k: f for k, f in fixes.items() if f.fallback is not None}
+    try:
+        outs = layers().while_loop(cond, body, [init[k] for k in carried])
+    except _Retrace as e:
+        if attempt > 3 * len(names) + 2:
+            raise RuntimeError(f"the loop{where_} keeps changing the types of its variables "
+                               f"{list(names)}") from None
+        fixes[e.index] = e.fix
+    except Exception:
+        if not probes:
+            raise
+        for k, f in probes.items():  # the probe's narrow dtypes failed: use what was seen
+            fixes[k] = _Fix(f.fallback, f.shape)
+    else:
+        for k, out in zip(carried, outs):
+            mark_weak(out, is_weak(init[k]))
+        set_args(merged(list(outs)))
+        return
+    set_args(init_values)
+    _rollback(program, block, mark)
+    return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1)
+
+
+def _current_program():
+    from core.static.program import default_main_program
+
+    return default_main_program()

@@ -1,0 +1,217 @@
+"""What every runtime helper shares: telling static values from the rest, the state of the
+names a construct modifies, and turning values into static Variables.
+
+* :func:`is_static` -- a static ``Variable`` (a value in a Program being built) takes the
+  static path; anything else (Python values, numpy arrays, eager Tensors) runs plain Python.
+* :class:`UndefinedVar` -- the value of a name not assigned on the path taken; any use
+  raises ``UnboundLocalError`` naming it. :func:`check_defined` applies that to a result.
+* :func:`closure_state` -- branch and loop bodies are generated functions that rebind the
+  enclosing function's names through ``nonlocal``; their closure cells give
+  ``(get_args, set_args)`` over those names (a name with no value yet reads as undefined).
+* :func:`to_variable` -- values crossing a ``cond`` / ``while_loop`` boundary: Python
+  numbers become constants, eager tensors and arrays are ``assign``-ed.
+* :func:`is_weak` / :func:`mark_weak` -- a constant made from a Python number stands for
+  that number, which eager mode promotes as a *weak* scalar (``float32_tensor * i`` stays
+  float32). Where the core's Variables carry a ``weak`` flag that its dtype promotion
+  honours, such constants are marked; elsewhere they promote by their own dtype.
+"""
+from . import origin_info
+
+__all__ = [
+    "UndefinedVar",
+    "check_defined",
+    "closure_state",
+    "dtype_name",
+    "install_origin_provider",
+    "is_static",
+    "is_undefined",
+    "is_weak",
+    "kind",
+    "layers",
+    "mark_weak",
+    "number_dtype",
+    "to_variable",
+    "weak_supported",
+    "where",
+]
+
+
+def is_static(value):
+    """True for a static Variable (it has a ``block``; eager tensors have none)."""
+    if type(value) is UndefinedVar:
+        return False
+    return getattr(value, "block", None) is not None and hasattr(value, "persistable") and \
+        not _is_eager_tensor(value)
+
+
+def _is_eager_tensor(value):
+    from core.tensor import Tensor
+
+    return isinstance(value, Tensor)
+
+
+def layers():
+    """``core.layers`` (imported on first use: converted code may run before ``core`` is)."""
+    import core.layers
+
+    return core.layers
+
+
+class UndefinedVar:
+    """The value of a name that has not been assigned on the path taken.
+
+    Any use (attribute, operator, call, truth value, iteration, ``str``) raises
+    ``UnboundLocalError`` naming the variable and the statement that left it undefined.
+    """
+
+    __slots__ = ("_d2s_name", "_d2s_where")
+
+    def __init__(self, name):
+        object.__setattr__(self, "_d2s_name", name)
+        origin = origin_info.current_user_origin()
+        object.__setattr__(self, "_d2s_where", f" at {origin[0]}:{origin[1]}" if origin else "")
+
+    def _d2s_fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            f"local variable '{self._d2s_name}' is used but has no value: it is assigned only "
+            f"on some paths of the control flow{self._d2s_where} (one branch of an if, or a "
+            "loop that did not run); assign it before that statement")
+
+    def __getattr__(self, attr):
+        self._d2s_fail()
+
+    def __repr__(self):
+        return f"<undefined variable {self._d2s_name!r}>"
+
+
+for _dunder in ("__bool__", "__call__", "__iter__", "__len__", "__getitem__", "__setitem__",
+                "__str__", "__format__", "__int__", "__float__", "__index__", "__neg__",
+                "__pos__", "__abs__", "__invert__", "__contains__", "__setattr__", "__hash__"):
+    setattr(UndefinedVar, _dunder, UndefinedVar._d2s_fail)
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+            "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(UndefinedVar, f"__{_op}__", UndefinedVar._d2s_fail)
+    setattr(UndefinedVar, f"__r{_op}__", UndefinedVar._d2s_fail)
+
+
+def is_undefined(value):
+    return type(value) is UndefinedVar
+
+
+def check_defined(result):
+    """``result`` (a function's return value); an undefined value (or one inside a returned
+    tuple/list) raises, as returning an unbound name does in Python."""
+    for value in result if isinstance(result, (tuple, list)) else (result,):
+        if type(value) is UndefinedVar:
+            value._d2s_fail()
+    return result
+
+
+def closure_state(fn, names):
+    """``(get_args, set_args)`` over ``names`` through ``fn``'s closure cells."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    missing = [n for n in names if n not in cells]
+    if missing:
+        raise RuntimeError(f"generated function {fn.__name__} does not share {missing}")
+    chosen = [cells[n] for n in names]
+
+    def get_args():
+        values = []
+        for name, cell in zip(names, chosen):
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:
+                values.append(UndefinedVar(name))
+        return tuple(values)
+
+    def set_args(values):
+        for cell, value in zip(chosen, values):
+            cell.cell_contents = value
+
+    return get_args, set_args
+
+
+_NUMBER_DTYPES = ((bool, "bool"), (int, "int64"), (float, "float32"))
+
+
+def dtype_name(value):
+    """The dtype name (``'float32'``) of a tensor-like ``value``."""
+    from core.dtypes import dtype_name as name_of
+
+    return name_of(value.dtype)
+
+
+def number_dtype(value):
+    """The dtype name a Python number becomes on its own (bool, int64, float32)."""
+    return next(d for t, d in _NUMBER_DTYPES if isinstance(value, t))
+
+
+def weak_supported():
+    """True when static Variables carry the ``weak`` flag (see the module docstring)."""
+    from core.static.program import Variable
+
+    return hasattr(Variable, "weak")
+
+
+def is_weak(value):
+    """True for a Python number, or a Variable marked as standing for one."""
+    return isinstance(value, (bool, int, float)) or bool(getattr(value, "weak", False))
+
+
+def mark_weak(var, weak=True):
+    """Mark static Variable ``var`` as standing for a Python number (when supported)."""
+    if weak_supported() and is_static(var):
+        var.weak = bool(weak)
+    return var
+
+
+def to_variable(value, like=None):
+    """A static Variable for ``value`` (a Variable, eager tensor, ndarray or Python number);
+    Python numbers take ``like``'s dtype when ``like`` is a tensor, and stay weak unless
+    ``like`` is a strong tensor. None for anything else."""
+    if is_static(value):
+        return value
+    if is_undefined(value):
+        return None
+    if isinstance(value, (bool, int, float)):
+        if like is not None and hasattr(like, "dtype"):
+            dtype = dtype_name(like)
+        else:
+            dtype = number_dtype(value)
+        return mark_weak(layers().fill_constant([], dtype, value), like is None or is_weak(like))
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        return layers().assign(value)
+    return None
+
+
+def kind(value):
+    """A short description of ``value`` for error messages (``'a Tensor'``, ``'list'``)."""
+    if is_undefined(value):
+        return "undefined"
+    if value is None:
+        return "None"
+    return "a Tensor" if is_static(value) or hasattr(value, "dtype") else type(value).__name__
+
+
+def where():
+    """`` (file:line)`` of the user's statement being converted, or ``''``."""
+    origin = origin_info.current_user_origin()
+    return f" ({origin[0]}:{origin[1]})" if origin else ""
+
+
+def install_origin_provider():
+    """Make static ops record the user's line (``core.static.builder.set_origin_provider``)."""
+    if _origin_state["installed"]:
+        return
+    import core
+
+    if core.in_dynamic_mode():
+        return
+    builder = getattr(getattr(core, "static", None), "builder", None)
+    setter = getattr(builder, "set_origin_provider", None)
+    if setter is not None:
+        setter(origin_info.current_user_origin)
+        _origin_state["installed"] = True
+
+
+_origin_state = {"installed": False}
