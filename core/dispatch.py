@@ -12,15 +12,18 @@ else a tuple with one entry per slot (a list for a ``*`` slot).
 * Static mode: :func:`core.static.builder.append_op` infers the outputs' shapes and dtypes,
   creates their Variables and appends the operator to the current block.
 """
+import numpy as np
+
 from . import mode as _mode
 from .autograd import Node, _grad_state
-from .backend import array_module_of, default_place, get_array_module, place_of
+from .backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
 from .errors import OpError, describe_value
 from .ops.registry import KernelContext, get_op, slot_name
 
 __all__ = ["apply", "eager_apply", "kernel_context"]
 
 _contexts = {}
+_numpy_context = KernelContext(np, CPUPlace())
 
 
 def kernel_context(xp, place):
@@ -84,31 +87,55 @@ def _reject_variable(op, k, v):
             "(core.enable_static() / program_guard) or pass eager tensors")
 
 
+_tensor_mod = []
+
+
+def _tensor_module():
+    if not _tensor_mod:
+        from . import tensor
+
+        _tensor_mod.append(tensor)
+    return _tensor_mod[0]
+
+
+def _output_plan(op):
+    """Per-op constants of the output loop: (single output slot?, differentiable per slot)."""
+    plan = op.__dict__.get("_output_plan")
+    if plan is None:
+        plan = op._output_plan = (len(op.outputs) == 1, tuple(
+            slot_name(s) not in op.nondiff_outputs for s in op.outputs))
+    return plan
+
+
 def eager_apply(op, inputs, attrs=None, outputs=None):
     """Run ``op`` now on eager tensors; record the tape when a gradient is needed."""
-    from .tensor import Tensor, _wrap
-
+    tensor = _tensor_module()
     if len(inputs) != len(op.inputs):
         raise TypeError(f"op '{op.type}' takes inputs {op.inputs}, got {len(inputs)} values")
     attrs = op.full_attrs(attrs)
-    arrays, requires, first = _arrays_of(op, inputs, Tensor)
-    if first is not None:
-        xp, place = array_module_of(first), place_of(first)
+    arrays, requires, first = _arrays_of(op, inputs, tensor.Tensor)
+    if type(first) is np.ndarray:
+        ctx = _numpy_context
     else:
-        place = default_place()
-        xp = get_array_module(place)
+        if first is not None:
+            xp, place = array_module_of(first), place_of(first)
+        else:
+            place = default_place()
+            xp = get_array_module(place)
+        ctx = kernel_context(xp, place)
     try:
-        outs = op.forward(kernel_context(xp, place), *arrays, **attrs)
+        outs = op.forward(ctx, *arrays, **attrs)
     except (ValueError, TypeError, IndexError, ArithmeticError) as e:
         names = ", ".join(f"{slot_name(s)}={describe_value(a)}"
                           for s, a in zip(op.inputs, arrays))
         raise OpError(f"op '{op.type}' failed on inputs ({names}) with attrs {attrs}: "
                       f"{type(e).__name__}: {e}") from e
-    single = len(op.outputs) == 1
+    single, diff_slots = _output_plan(op)
     if single:
         outs = (outs,)
     grad = requires and op.differentiable and _grad_state["enabled"]
-    node = Node(op, list(inputs), arrays, list(outs), attrs) if grad else None
+    node = Node(op, inputs, arrays, outs, attrs) if grad else None
+    wrap = tensor._wrap
     results = []
     for k, out in enumerate(outs):
         if outputs and k in outputs:
@@ -116,9 +143,9 @@ def eager_apply(op, inputs, attrs=None, outputs=None):
             target._data = out
             results.append(target)
             continue
-        diff = grad and slot_name(op.outputs[k]) not in op.nondiff_outputs
+        n = node if grad and diff_slots[k] else None
         if isinstance(out, (list, tuple)):
-            results.append([_wrap(a, node if diff else None, (k, j)) for j, a in enumerate(out)])
+            results.append([wrap(a, n, (k, j)) for j, a in enumerate(out)])
         else:
-            results.append(_wrap(out, node if diff else None, (k, None)))
+            results.append(wrap(out, n, (k, None)))
     return results[0] if single else tuple(results)
