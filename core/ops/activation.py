@@ -57,6 +57,12 @@ class _Act(OpDef):
 
 @register_op
 class relu(_Act):
+    def fast_kernel(self, xp, metas):
+        if metas[0] is None or np.dtype(metas[0].dtype).kind != "f":
+            return None
+        maximum = xp.maximum
+        return lambda x: maximum(x, 0)
+
     def forward(self, ctx, x):
         return ctx.xp.maximum(x, 0).astype(x.dtype, copy=False)
 
@@ -94,6 +100,9 @@ class sigmoid(_Act):
 
 @register_op
 class tanh(_Act):
+    def fast_kernel(self, xp, metas):
+        return xp.tanh if metas[0] is not None and np.dtype(metas[0].dtype).kind == "f" else None
+
     def forward(self, ctx, x):
         return ctx.xp.tanh(x).astype(x.dtype, copy=False)
 

@@ -376,6 +376,27 @@ class getitem(OpDef):
     def infer(self, x, index_metas, index):
         return Meta(getitem_shape(tuple(x.shape), index, _tinfo(index_metas)), x.dtype)
 
+    def fast_kernel(self, xp, metas, index):
+        # NOTE: inside a compiled plan a view is safe: plan kernels never write their inputs.
+        if any(m is None or np.dtype(m.dtype).kind == "b" for m in metas[1]):
+            return None  # bool masks decode through nonzero(): the general kernel
+        if not metas[1]:
+            idx = decode_index(index, (), None)
+            return lambda x, arrays: x[idx]
+        if len(index) == 1:
+            return lambda x, arrays: x[arrays[0]]
+        template = [None if it["kind"] == "tensor" else decode_index([it], (), None)[0]
+                    for it in index]
+        slots = [(k, it["input"]) for k, it in enumerate(index) if it["kind"] == "tensor"]
+
+        def kernel(x, arrays):
+            idx = list(template)
+            for k, j in slots:
+                idx[k] = arrays[j]
+            return x[tuple(idx)]
+
+        return kernel
+
     def forward(self, ctx, x, arrays, index):
         # NOTE: bounds are checked before the op runs (eager: core.indexing.getitem; static:
         # infer), so a compiled program's loop pays only for the decoded index. The result is

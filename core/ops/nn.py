@@ -1,10 +1,8 @@
 """Neural-network ops: ``dropout`` and ``lookup_table`` (embedding) here; convolution, pooling
-and normalisation live in ``conv.py``, ``pool.py`` and ``norm.py`` (imported below so that
-importing this module registers the whole family)."""
+and normalisation live in ``conv.py``, ``pool.py`` and ``norm.py``."""
 import numpy as np
 
 from ..random import make_generator
-from . import conv, norm, pool  # noqa: F401  (registers conv2d, pool2d, batch_norm, layer_norm)
 from ._shapes import ShapeError
 from .registry import Meta, OpDef, register_op
 

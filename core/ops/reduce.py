@@ -5,6 +5,8 @@
 reduction over every axis without ``keep_dim`` has shape ``[]``. Output dtypes are numpy's
 (``reduce_sum`` of int32 is int64, ``reduce_mean`` of ints is float64).
 """
+import functools
+
 import numpy as np
 
 from ._shapes import ShapeError, normalize_axis
@@ -51,6 +53,12 @@ class _Reduce(OpDef):
     def forward(self, ctx, x, dim, keep_dim, reduce_all):
         axes = reduced_axes(x.ndim, dim, reduce_all)
         return getattr(ctx.xp, self.fn)(x, axis=axes, keepdims=keep_dim)
+
+    def fast_kernel(self, xp, metas, dim, keep_dim, reduce_all):
+        if metas[0] is None or type(self).forward is not _Reduce.forward:
+            return None
+        axes = reduced_axes(len(metas[0].shape), dim, reduce_all)
+        return functools.partial(getattr(xp, self.fn), axis=axes, keepdims=keep_dim)
 
     def backward(self, ctx, ins, outs, douts, dim, keep_dim, reduce_all):
         x = ins[0]

@@ -80,6 +80,13 @@ class OpDef:
     def backward(self, ctx, ins, outs, douts, **attrs):
         raise NotImplementedError(f"op '{self.type}' has no gradient")
 
+    def fast_kernel(self, xp, metas, **attrs):
+        """Optional: a kernel for these fixed ``attrs`` and input ``metas`` (static shapes and
+        dtypes) taking only the input arrays and returning what ``forward`` would — the static
+        compiler calls it instead of ``forward`` to save the per-call attribute handling. None
+        (the default) means use ``forward``."""
+        return None
+
     # -- helpers used by the framework -------------------------------------------------------
     def full_attrs(self, attrs):
         """``attrs`` completed with the declared defaults; unknown names are an error."""

@@ -19,7 +19,7 @@ import keyword
 import linecache
 import weakref
 
-from ..ops.registry import KernelContext, get_op, is_list_slot, slot_name
+from ..ops.registry import KernelContext, Meta, OpDef, get_op, is_list_slot, slot_name
 from .analysis import CONTROL_FLOW_OPS, body_defined_vars, has_side_effect, op_reads, op_writes
 from .grad_kernels import make_grad_kernel, make_helpers
 from .program import EMPTY_VAR_NAME
@@ -307,7 +307,7 @@ class _Generator:
             return
         args = ["ctx"] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
-        fast = specialize(opdef, attrs, self.xp)
+        fast = specialize(opdef, attrs, self.xp) or self._fast_kernel(block, op, opdef, attrs)
         if fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]
@@ -328,6 +328,18 @@ class _Generator:
             self.emit(f"{targets[0]} = {call}", op, block)
         else:
             self.emit(f"{', '.join(targets)} = {call}", op, block)
+
+    def _fast_kernel(self, block, op, opdef, attrs):
+        """``opdef.fast_kernel`` for this operator's input metas, when the op offers one."""
+        if type(opdef).fast_kernel is OpDef.fast_kernel:
+            return None
+        metas = []
+        for slot in opdef.inputs:
+            vs = [None if n == EMPTY_VAR_NAME else self.var(block, n, op)
+                  for n in op.inputs.get(slot_name(slot), [])]
+            ms = [None if v is None else Meta(tuple(v.shape or ()), v.dtype) for v in vs]
+            metas.append(ms if is_list_slot(slot) else (ms[0] if ms else None))
+        return opdef.fast_kernel(self.xp, metas, **attrs)
 
     def _hoist(self, block, op, opdef, attrs):
         v = self.var(block, op_writes(op)[0], op)
