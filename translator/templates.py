@@ -21,9 +21,9 @@ Generated nodes carry no source location of their own: ``origin`` (a node) gives
 generated node without a location that node's line, so origin comments point at the user's
 statement the code stands for.
 """
-import copy
-
 import gast
+
+from .gast_nodes import clone
 
 __all__ = ["replace", "replace_as_expression"]
 
@@ -40,7 +40,7 @@ def _parsed(template):
                 if hasattr(node, attr):
                     setattr(node, attr, None)
         _cache[template] = tree
-    return copy.deepcopy(tree).body
+    return clone(tree).body
 
 
 def _set_ctx(node, ctx):
@@ -61,7 +61,7 @@ def _expr_for(value, ctx):
     if isinstance(value, str):
         return gast.Name(id=value, ctx=type(ctx)(), annotation=None, type_comment=None)
     if isinstance(value, gast.AST):
-        return _set_ctx(copy.deepcopy(value), ctx)
+        return _set_ctx(clone(value), ctx)
     raise TypeError(f"template replacement must be a str or a gast node, got {value!r}")
 
 
@@ -98,7 +98,7 @@ class _Replacer(gast.NodeTransformer):
         for stmt in body:
             if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and \
                     isinstance(self.replacements.get(stmt.value.id), list):
-                out.extend(copy.deepcopy(self.replacements[stmt.value.id]))
+                out.extend(clone(self.replacements[stmt.value.id]))
             elif isinstance(stmt, (gast.Nonlocal, gast.Global)):
                 stmt.names = self._strings(stmt.names)
                 if stmt.names:
