@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import both, needs_static_control_flow, op_types, run_static
+from .conftest import as_array, both, needs_static_control_flow, op_types, run_static
 
 items = []
 
@@ -76,3 +76,87 @@ def test_tensor_list_append_eager():
     x = core.to_tensor(np.arange(4, dtype="float32").reshape(2, 2))
     expected, got = both(f, x)
     np.testing.assert_allclose(np.asarray(got.numpy()), np.asarray(expected.numpy()))
+
+
+# -- reading a list a static loop built: stack / concat / indexing -----------------------------
+def collect(x, n):
+    outs = []
+    i = 0
+    while i < n:
+        x = x * 2 + 1
+        outs.append(x)
+        i += 1
+    k = i - n - 1  # -1, a Tensor when n is one
+    return (core.layers.stack(outs), core.layers.stack(outs, axis=1),
+            core.layers.concat(outs), outs[-1], outs[0], outs[i - 1], outs[k])
+
+
+def rows_doubled(x):
+    outs = []
+    for row in x:
+        outs.append(row * 2)
+    return core.layers.stack(outs), outs[-1], len(outs)
+
+
+def _check(expected, got):
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e.numpy() if hasattr(e, "numpy")
+                                                            else e), rtol=1e-6)
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("n", [1, 3])
+def test_tensor_array_stack_concat_index(n):
+    x = np.array([1.0, -2.0], dtype="float32")
+    expected, converted = both(collect, core.to_tensor(x), n)
+    _check(expected, converted)
+    got, program = run_static(collect, [x, np.array(n, dtype="int64")])
+    _check(expected, got)
+    assert got[0].shape == (n, 2) and got[1].shape == (2, n) and got[2].shape == (2 * n,)
+    assert {"while", "tensor_array_to_tensor", "read_from_array"} <= op_types(program)
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("rows", [1, 3])
+def test_tensor_array_from_rows(rows):
+    x = np.arange(rows * 2, dtype="float32").reshape(rows, 2)
+    expected = rows_doubled(core.to_tensor(x))
+    (stacked, last, length), program = run_static(rows_doubled, [x])
+    np.testing.assert_allclose(stacked, as_array(expected[0]))
+    np.testing.assert_allclose(last, as_array(expected[1]))
+    assert int(np.asarray(length).reshape(-1)[0]) == expected[2] == rows
+    assert "tensor_array_to_tensor" in op_types(program)
+
+
+@needs_static_control_flow
+@pytest.mark.xfail(strict=True, raises=core.errors.OpError, reason=(
+    "gradient of a while loop run through declarative (partial_program) fails: "
+    "elementwise_mul_grad in the loop's grad block raises NameError 'h2'; the same Program "
+    "differentiated with core.static.gradients works"))
+def test_tensor_array_stack_trains_through_declarative():
+    from translator import declarative
+
+    def f(x, n):
+        outs = []
+        i = 0
+        while i < n:
+            x = x * 2
+            outs.append(x)
+            i += 1
+        return core.layers.reduce_sum(core.layers.stack(outs))
+
+    x = core.to_tensor(np.array([1.0, 3.0], dtype="float32"), stop_gradient=False)
+    loss = declarative(f)(x, core.to_tensor(np.array(2, dtype="int64")))
+    loss.backward()
+    np.testing.assert_allclose(as_array(loss), 2 * 4 + 4 * 4)  # (2x + 4x) summed
+    np.testing.assert_allclose(x.gradient(), [6.0, 6.0])
+
+
+def test_python_list_indexing_is_python():
+    def f(n):
+        out = []
+        for i in range(n):
+            out.append(i * 3)
+        return out[-1], out[0], out[1:]
+
+    assert both(f, 4) == (f(4),) * 2

@@ -130,3 +130,113 @@ def test_static_for_over_tensor_rows():
     x = np.arange(6, dtype="float32").reshape(3, 2)
     out, _ = run_static(for_tensor, [x])
     np.testing.assert_allclose(out, x.sum(0))
+
+
+# -- loop variables that start as Python numbers (or 0-d values) -------------------------------
+def accumulate_rows(x):
+    s = 0
+    for v in x:
+        s = s + v
+    return s
+
+
+def accumulate_while(x, n):
+    i = 0
+    h = 0.0
+    while i < n:
+        h = h + x
+        i += 1
+    return h, i
+
+
+def accumulate_from_0d(x, n):
+    s = x.sum() * 0
+    i = 0
+    while i < n:
+        s = s + x
+        i += 1
+    return s
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("rows", [0, 1, 3])
+def test_number_becomes_vector_over_tensor_rows(rows):
+    x = np.arange(rows * 2, dtype="float32").reshape(rows, 2) + 1
+    out, program = run_static(accumulate_rows, [x])
+    expected = as_array(accumulate_rows(core.to_tensor(x)))
+    np.testing.assert_allclose(out, np.broadcast_to(expected, [2]))
+    assert out.shape == (2,) and out.dtype == np.float32  # eager: float32 once it is a Tensor
+    assert "while" in op_types(program)
+    assert program.num_blocks == 2  # the first trace's blocks were removed
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_number_becomes_vector_in_while(n):
+    x = np.array([1.5, -2.0], dtype="float32")
+    (h, i), program = run_static(accumulate_while, [x, np.array(n, dtype="int64")])
+    eager_h, eager_i = accumulate_while(core.to_tensor(x), n)
+    np.testing.assert_allclose(h, np.broadcast_to(as_array(eager_h), [2]))
+    assert h.dtype == np.float32 and int(i) == eager_i == n
+    assert "while" in op_types(program)
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_0d_value_becomes_vector_in_while(n):
+    x = np.array([1.0, 2.0, 4.0], dtype="float32")
+    out, program = run_static(accumulate_from_0d, [x, np.array(n, dtype="int64")])
+    expected = as_array(accumulate_from_0d(core.to_tensor(x), n))
+    np.testing.assert_allclose(out, np.broadcast_to(expected, [3]))
+    assert "while" in op_types(program)
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_number_becomes_vector_declarative(n):
+    from translator import declarative
+
+    fn = declarative(accumulate_while)
+    x = core.to_tensor(np.array([0.5, 3.0], dtype="float32"))
+    h, i = fn(x, core.to_tensor(np.array(n, dtype="int64")))
+    eager_h, _ = accumulate_while(x, n)
+    np.testing.assert_allclose(as_array(h), np.broadcast_to(as_array(eager_h), [2]))
+    assert int(as_array(i)) == n
+
+
+@needs_static_control_flow
+def test_number_becomes_tensor_of_unknown_shape_is_a_clear_error():
+    main, startup = core.static.Program(), core.static.Program()
+    with core.static.program_guard(main, startup):
+        core.enable_static()
+        try:
+            x = core.static.data("x", [-1, 2], "float32")
+            n = core.static.data("n", [], "int64")
+            with pytest.raises(ValueError, match=r"variable 'h'.*shape \[-1, 2\].*zeros_like"):
+                convert(accumulate_while)(x, n)
+        finally:
+            core.disable_static()
+
+
+# -- dtypes of promoted Python numbers ---------------------------------------------------------
+def scaled_sum(x, n):
+    i = 0
+    y = x
+    while i < n:
+        y = y + x * i
+        i += 1
+    return y
+
+
+@needs_static_control_flow
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "core: a static Variable made from a Python number (the loop counter i) has no 'weak' "
+    "flag, so float32 * int64 promotes to float64 while eager's weak int keeps float32; "
+    "needs Variable.weak (core/static/program.py) honoured by core/static/builder.py"))
+@pytest.mark.parametrize("n", [0, 3])
+def test_counter_stays_weak_in_float_arithmetic(n):
+    x = np.array([1.0, 2.0], dtype="float32")
+    out, _ = run_static(scaled_sum, [x, np.array(n, dtype="int64")])
+    expected = as_array(scaled_sum(core.to_tensor(x), n))
+    assert out.dtype == expected.dtype == np.float32
+    np.testing.assert_allclose(out, expected)
