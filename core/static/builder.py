@@ -147,7 +147,7 @@ def to_variable_input(v, op, slot, program, others):
         return None
     if isinstance(v, Variable):
         _check_same_program(op, slot, v, program)
-        return v
+        return _promote_weak(op, v, others) if v.weak else v
     if _is_eager_tensor(v):
         from ..tensor import Parameter as EagerParameter
 
@@ -162,14 +162,33 @@ def to_variable_input(v, op, slot, program, others):
                     f"a Python number, got {type(v).__name__}")
 
 
+def _is_weak(v):
+    return isinstance(v, Variable) and v.weak
+
+
 def _input_dtypes(inputs):
+    """The dtypes of the strong tensor inputs (not Python scalars, not weak Variables)."""
     out = []
     for v in inputs:
         for t in (v if isinstance(v, (list, tuple)) else [v]):
             d = getattr(t, "dtype", None)
-            if d is not None and not _is_scalar(t):
+            if d is not None and not _is_scalar(t) and not _is_weak(t):
                 out.append(np.dtype(d))
     return out
+
+
+_KIND_SCALARS = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _promote_weak(op, v, others):
+    """Weak Variable ``v`` (a Python number's value) as an input of elementwise ``op``: cast to
+    the numpy-2 promotion of a Python scalar of its kind with the strong inputs ``others``."""
+    if not others or getattr(op, "ufunc", None) is None:
+        return v
+    dtype = np.result_type(*others, _KIND_SCALARS[v.dtype.kind])
+    if dtype == v.dtype:
+        return v
+    return append_op(get_op("cast"), [v], {"out_dtype": dtype.name})
 
 
 def _meta(v):
@@ -242,6 +261,10 @@ def append_op(op, inputs, attrs, outputs=None, program=None):
             out_vars.append(v)
             out_names[name] = [v.name]
     block.append_op(op.type, in_names, out_names, attrs, origin=current_origin())
+    if getattr(op, "ufunc", None) is not None and not others and \
+            any(_is_weak(t) for t in in_vars):
+        for v in out_vars:  # weak (op) weak stays weak, as Python number (op) Python number
+            v.weak = v.dtype.kind != "b"
     return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
 
 

@@ -79,6 +79,7 @@ class Variable(TensorOps):
         "persistable",
         "stop_gradient",
         "type",
+        "weak",
     )
 
     def __init__(self, block, name, shape, dtype, type="lod_tensor", persistable=False,
@@ -93,6 +94,10 @@ class Variable(TensorOps):
         self.persistable = bool(persistable)
         self.stop_gradient = bool(stop_gradient)
         self.is_data = bool(is_data)
+        #: True when the value stands for a Python number (a loop counter the translator
+        #: promoted to a tensor): elementwise ops promote it as a weak scalar of its kind, as
+        #: numpy 2 promotes Python numbers, so static dtypes equal eager ones
+        self.weak = False
 
     # -- shape -------------------------------------------------------------------------------
     @property

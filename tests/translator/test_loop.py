@@ -229,10 +229,6 @@ def scaled_sum(x, n):
 
 
 @needs_static_control_flow
-@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-    "core: a static Variable made from a Python number (the loop counter i) has no 'weak' "
-    "flag, so float32 * int64 promotes to float64 while eager's weak int keeps float32; "
-    "needs Variable.weak (core/static/program.py) honoured by core/static/builder.py"))
 @pytest.mark.parametrize("n", [0, 3])
 def test_counter_stays_weak_in_float_arithmetic(n):
     x = np.array([1.0, 2.0], dtype="float32")
