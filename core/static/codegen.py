@@ -201,6 +201,11 @@ class _Generator:
                 if v is None or v.persistable:
                     continue
                 self.hoisted[id(v)] = f"h{len(self.hoisted)}"
+                # NOTE: evaluated now, not when its op is emitted: a gradient block may read a
+                # constant of a forward block whose op this plan never emits (a while_grad
+                # without its while, in a backward-only plan).
+                opdef = self._opdef(op, b)
+                self._hoist(b, op, opdef, self._full_attrs(opdef, op, b))
 
     def _last_uses(self, block, ops):
         """top-level op index -> identifiers last used there (candidates for ``del``)."""
@@ -303,8 +308,7 @@ class _Generator:
         attrs = self._full_attrs(opdef, op, block)
         outs = op_writes(op)
         if len(outs) == 1 and id(self.var(block, outs[0], op)) in self.hoisted:
-            self._hoist(block, op, opdef, attrs)
-            return
+            return  # evaluated at compile time (_plan_hoisting)
         args = ["ctx"] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
         fast = specialize(opdef, attrs, self.xp) or self._fast_kernel(block, op, opdef, attrs)

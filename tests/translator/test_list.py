@@ -129,10 +129,6 @@ def test_tensor_array_from_rows(rows):
 
 
 @needs_static_control_flow
-@pytest.mark.xfail(strict=True, raises=core.errors.OpError, reason=(
-    "gradient of a while loop run through declarative (partial_program) fails: "
-    "elementwise_mul_grad in the loop's grad block raises NameError 'h2'; the same Program "
-    "differentiated with core.static.gradients works"))
 def test_tensor_array_stack_trains_through_declarative():
     from translator import declarative
 

@@ -231,3 +231,21 @@ def test_batch_norm_inside_declarative_matches_eager(training):
         np.testing.assert_allclose(static_v, eager_v, rtol=1e-4, atol=1e-5)
     if training:
         assert np.abs(results[1][1]).sum() > 0  # the running mean moved
+
+
+def test_gradient_through_a_while_loop_with_constants_in_its_body():
+    """A constant created inside the loop body is read by the loop's gradient block; the
+    backward-only plan must define it too."""
+    def f(x, n):
+        i = 0
+        while i < n:
+            x = x * 2
+            i += 1
+        return core.layers.reduce_sum(x)
+
+    for trips in (0, 1, 3):
+        x = t([1.0, 3.0], stop_gradient=False)
+        loss = declarative(f)(x, core.to_tensor(np.array(trips, dtype="int64")))
+        loss.backward()
+        np.testing.assert_allclose(loss.numpy(), 4.0 * 2 ** trips)
+        np.testing.assert_allclose(x.gradient(), [2.0 ** trips] * 2)
