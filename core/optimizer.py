@@ -233,11 +233,12 @@ class Optimizer:
                                      "given and the loss depends on no trainable parameter")
             self.apply_gradients(self._eager_params_grads(params))
             return [], None
-        from .static import backward
+        from .static import backward, builder
 
         params_grads = backward.append_backward(loss, params, no_grad_set)
         params_grads = [(p, g) for p, g in params_grads if g is not None]
-        return self.apply_gradients(params_grads), params_grads
+        with builder.op_role_guard("optimize", loss.block.program):
+            return self.apply_gradients(params_grads), params_grads
 
     def step(self):
         """2.0 spelling: apply the accumulated gradients of ``parameters`` (eager mode)."""

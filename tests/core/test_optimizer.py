@@ -348,7 +348,31 @@ def test_static_minimize_rejects_a_schedule():
         with static.program_guard(main, startup):
             x = static.data("x", [None, 3], "float32")
             loss = core.layers.mean(_fc()(x))
-            with pytest.raises(TypeError, match="eager mode only.*constant float"):
+            with pytest.raises(TypeError, match=r"eager mode only.*constant float"):
                 optimizer.SGD(lr.StepDecay(0.1, 2)).minimize(loss)
     finally:
         core.disable_static()
+
+
+def test_static_minimize_ops_are_dropped_by_clone_for_test():
+    """Clip, regularisation and update ops carry the optimize role; an inference clone keeps
+    only the forward ops."""
+    main, startup = core.static.Program(), core.static.Program()
+    with core.static.program_guard(main, startup):
+        core.enable_static()
+        try:
+            x = core.static.data("x", [-1, 3], "float32")
+            y = core.layers.fc(x, 2)
+            loss = core.layers.mean(y)
+            opt = core.optimizer.Momentum(0.1, momentum=0.9,
+                                          regularization=core.regularizer.L2Decay(1e-3),
+                                          grad_clip=core.clip.GradientClipByGlobalNorm(1.0))
+            opt.minimize(loss)
+        finally:
+            core.disable_static()
+    roles = {op.role for op in main.global_block().ops}
+    assert {"forward", "backward", "optimize"} <= roles
+    test_prog = main.clone(for_test=True)
+    assert all(op.role == "forward" for op in test_prog.global_block().ops)
+    assert not any(op.type in ("momentum", "sqrt", "clip") for op in test_prog.global_block().ops)
+    assert len(test_prog.global_block().ops) < len(main.global_block().ops)
