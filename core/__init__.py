@@ -9,8 +9,8 @@ from .mode import (disable_imperative, disable_static, enable_imperative, enable
                    in_dynamic_mode)
 from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
-from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer  # noqa: E402
-from . import static, serialization, io, reader, dataset, dygraph, imperative  # noqa: E402
+from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
+from . import static, serialization, io, reader, dataset, dygraph, imperative
 
 __all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "dataset",
            "disable_imperative", "disable_static", "dtypes", "dygraph", "enable_imperative",

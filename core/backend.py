@@ -11,7 +11,7 @@ try:  # cupy is the optional ``gpu`` extra
 
     try:
         _cuda_devices = cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # noqa: BLE001 - any CUDA runtime failure means "no usable GPU"
+    except Exception:  # any CUDA runtime failure means "no usable GPU"
         _cuda_devices = 0
 except ImportError:
     cupy = None

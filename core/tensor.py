@@ -138,8 +138,9 @@ class Tensor(TensorOps):
             yield self[i]
 
     def __repr__(self):
+        values = np.array2string(self.numpy(), prefix="       ")
         return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
-                f"stop_gradient={self.stop_gradient},\n       {np.array2string(self.numpy(), prefix='       ')})")
+                f"stop_gradient={self.stop_gradient},\n       {values})")
 
     __str__ = __repr__
 

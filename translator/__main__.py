@@ -119,8 +119,11 @@ def _definitions_only(tree):
     keep = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.ClassDef)) or isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and \
-                not any(isinstance(n, (ast.Call, ast.Await, ast.Yield)) for n in ast.walk(node)):
+                             ast.ClassDef)):
+            keep.append(node)
+        elif (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
+              and not any(isinstance(n, (ast.Call, ast.Await, ast.Yield))
+                          for n in ast.walk(node))):
             keep.append(node)
     tree.body = keep
     return tree
@@ -143,7 +146,7 @@ def _load(path, tree, whole):
         module.__file__ = os.path.abspath(path)
         sys.modules[mod_name] = module
         code = compile(_definitions_only(tree), os.path.abspath(path), "exec")
-        exec(code, module.__dict__)  # noqa: S102 - the user's definitions, by request
+        exec(code, module.__dict__)  # the user's definitions, by request
         return module
     finally:
         sys.path.remove(directory)

@@ -41,7 +41,7 @@ class RunProgramOp(OpDef):
     inputs = ("X*", "Params*")
     outputs = ("Out*", "Saved*")
     nondiff_outputs = ("Saved",)
-    attrs = {"program": None}  # noqa: RUF012 - declared as the OpDef contract says
+    attrs = {"program": None}  # declared as the OpDef contract says
     checked_by_registry = False
 
     def backward(self, ctx, ins, outs, douts, program=None):

@@ -198,7 +198,7 @@ class StaticFunction:
 
         return convert.get_code(self.dygraph_function)
 
-    # -- calling ------------------------------------------------------------------------------------
+    # -- calling -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         instance = self.instance
         if not _state["enabled"]:

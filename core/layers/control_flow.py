@@ -221,7 +221,7 @@ def _merge_shape(a, b):
     return [x if x == y else -1 for x, y in zip(a, b)]
 
 
-# -- while_loop --------------------------------------------------------------------------------------
+# -- while_loop ------------------------------------------------------------------------------------
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
     """``while cond(*loop_vars): loop_vars = body(*loop_vars)``; returns the final loop_vars.
 
@@ -370,7 +370,7 @@ def _carry(program, body, parent, w):
     return pw
 
 
-# -- case / switch_case ------------------------------------------------------------------------------
+# -- case / switch_case ----------------------------------------------------------------------------
 def case(pred_fn_pairs, default=None, name=None):
     """The function of the first pair whose predicate holds, else ``default`` (when None: the
     last pair's function)."""
@@ -491,7 +491,7 @@ def array_length(array):
     return apply("array_length", [array])
 
 
-# -- Print / Assert ----------------------------------------------------------------------------------
+# -- Print / Assert --------------------------------------------------------------------------------
 def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
           print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
           print_phase="both"):
@@ -533,7 +533,7 @@ def Assert(cond, data=None, summarize=20, name=None):
                                           "data_names": [getattr(d, "name", "") for d in data]})
 
 
-# -- feed placeholders -------------------------------------------------------------------------------
+# -- feed placeholders -----------------------------------------------------------------------------
 def data(name, shape, dtype="float32", append_batch_size=True, lod_level=0, stop_gradient=True):
     """fluid's ``layers.data``: a feed variable; ``append_batch_size`` prepends an unknown batch
     dim (unless the shape already has an unknown dim). Static mode only."""

@@ -367,7 +367,7 @@ def expand_v2_shape(in_shape, shape):
     out = []
     for i, s in enumerate(shape):
         d = in_shape[i - lead] if i >= lead else 1
-        if s == -1 and i < lead or s < -1 or s == 0:
+        if (s == -1 and i < lead) or s < -1 or s == 0:
             raise ShapeError(f"expand_v2: shape {list(shape)} has an invalid size {s} at {i}")
         if s != -1 and d not in (1, s, -1):
             raise ShapeError(f"expand_v2: input shape {list(in_shape)} cannot expand to "

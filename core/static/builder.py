@@ -207,7 +207,7 @@ def append_op(op, inputs, attrs, outputs=None, program=None):
         raise TypeError(f"op '{op.type}' takes inputs {op.inputs}, got {len(inputs)} values")
     others = _input_dtypes(inputs)
     in_vars, in_names = [], {}
-    for k, (slot, v) in enumerate(zip(op.inputs, inputs)):
+    for slot, v in zip(op.inputs, inputs):
         name = slot_name(slot)
         if is_list_slot(slot):
             if v is None:

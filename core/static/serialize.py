@@ -27,17 +27,9 @@ from ..dtypes import convert_dtype, dtype_name
 from ..ops.registry import get_op, slot_name
 from ..serialization import ModelFormatError, check_header
 from .analysis import CONTROL_FLOW_OPS
-from .program import (
-    EMPTY_VAR_NAME,
-    GRAD_SUFFIX,
-    OP_ROLES,
-    VAR_TYPES,
-    Block,
-    Operator,
-    Parameter,
-    Program,
-    Variable,
-)
+from .operator import EMPTY_VAR_NAME, OP_ROLES, Operator
+from .program import Block, Program
+from .variable import GRAD_SUFFIX, VAR_TYPES, Parameter, Variable
 
 __all__ = [
     "PROGRAM_FORMAT",

@@ -92,9 +92,7 @@ def numeric_grad(op, case, inputs, ws, slot, pos):
 
 def analytic_grad(op, case, inputs, ws, slots):
     outs = run_forward(op, case, inputs)
-    douts = []
-    for k, w in enumerate(ws):
-        douts.append(None if w is None else w)
+    douts = list(ws)
     needs = tuple(i in slots for i in range(len(op.inputs)))
     res = op.backward(ctx_for(case, needs), list(inputs), list(outs), douts,
                       **op.full_attrs(case.attrs))
@@ -120,8 +118,9 @@ def check_case(op_type, case):
                 assert np.shape(oo) == rr.shape, \
                     f"{op_type} output {k}: shape {np.shape(oo)} vs reference {rr.shape}"
                 if rr.dtype.kind != "O":
-                    assert np.asarray(oo).dtype == rr.dtype or case.attrs.get("_any_dtype"), \
-                        f"{op_type} output {k}: dtype {np.asarray(oo).dtype} vs reference {rr.dtype}"
+                    got = np.asarray(oo).dtype
+                    assert got == rr.dtype or case.attrs.get("_any_dtype"), \
+                        f"{op_type} output {k}: dtype {got} vs reference {rr.dtype}"
                 np.testing.assert_allclose(np.asarray(oo, dtype=np.float64),
                                            np.asarray(rr, dtype=np.float64),
                                            atol=case.atol, rtol=case.rtol,

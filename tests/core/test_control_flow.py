@@ -30,7 +30,7 @@ def numeric_grad(f, x, eps=1e-6):
     return g
 
 
-# -- cond -------------------------------------------------------------------------------------------
+# -- cond ------------------------------------------------------------------------------------------
 def _cond_prog():
     x = static.data("x", [None, 3], "float64")
     s = layers.reduce_sum(x)
@@ -83,7 +83,7 @@ def test_cond_dtype_mismatch_is_an_error():
         x = static.data("x", [2], "float32")
         return layers.cond(layers.reduce_sum(x) > 0.0, lambda: x, lambda: layers.cast(x, "int64"))
 
-    with pytest.raises(TypeError, match="float32 in true_fn.*int64 in false_fn"):
+    with pytest.raises(TypeError, match=r"float32 in true_fn.*int64 in false_fn"):
         build(fn)
 
 
@@ -141,11 +141,11 @@ def test_gradient_flows_only_through_the_taken_branch():
     for xv in (np.array([1.0, 2.0, 0.5]), np.array([-1.0, 0.2, -0.3])):
         got_gx, got_gw = run(main, {"x": xv, "w": wv}, [gx, gw])
         np.testing.assert_allclose(got_gx, numeric_grad(f, xv), rtol=1e-6, atol=1e-8)
-        np.testing.assert_allclose(got_gw, numeric_grad(lambda a: f(xv, a), wv), rtol=1e-6,
+        np.testing.assert_allclose(got_gw, numeric_grad(lambda a, xv=xv: f(xv, a), wv), rtol=1e-6,
                                    atol=1e-8)
 
 
-# -- while_loop -------------------------------------------------------------------------------------
+# -- while_loop ------------------------------------------------------------------------------------
 def test_while_trip_count_depends_on_input():
     def fn():
         n = static.data("n", [1], "int64")
@@ -222,7 +222,7 @@ def test_while_body_dtype_change_is_an_error():
         i = layers.fill_constant([1], "int64", 0)
         return layers.while_loop(lambda i: i < 3, lambda i: [layers.cast(i, "int32")], [i])
 
-    with pytest.raises(TypeError, match="int32 for loop variable.*int64"):
+    with pytest.raises(TypeError, match=r"int32 for loop variable.*int64"):
         build(fn)
 
 
@@ -261,9 +261,9 @@ def test_gradient_through_while_matches_numeric():
         feed = {"x": xv, "w": wv, "n": np.array([steps])}
         got_loss, got_gx, got_gw = run(main, feed, [loss, gx, gw])
         np.testing.assert_allclose(got_loss, f(xv, wv, steps))
-        np.testing.assert_allclose(got_gx, numeric_grad(lambda a: f(a, wv, steps), xv),
+        np.testing.assert_allclose(got_gx, numeric_grad(lambda a, steps=steps: f(a, wv, steps), xv),
                                    rtol=1e-6, atol=1e-8)
-        np.testing.assert_allclose(got_gw, numeric_grad(lambda a: f(xv, a, steps), wv),
+        np.testing.assert_allclose(got_gw, numeric_grad(lambda a, steps=steps: f(xv, a, steps), wv),
                                    rtol=1e-6, atol=1e-8)
 
 
@@ -293,7 +293,7 @@ def test_gradient_through_cond_inside_while():
     np.testing.assert_allclose(got, numeric_grad(f, xv), rtol=1e-6, atol=1e-8)
 
 
-# -- tensor arrays ----------------------------------------------------------------------------------
+# -- tensor arrays ---------------------------------------------------------------------------------
 def test_tensor_array_written_in_loop_and_read_after():
     def fn():
         x = static.data("x", [2], "float64")
@@ -363,11 +363,11 @@ def test_read_past_the_end_names_the_length():
         return layers.array_read(arr, layers.fill_constant([1], "int64", 4))
 
     main, _, out = build(fn)
-    with pytest.raises(core.errors.OpError, match="index 4 is out of range.*length 1"):
+    with pytest.raises(core.errors.OpError, match=r"index 4 is out of range.*length 1"):
         run(main, {}, [out])
 
 
-# -- case / switch_case / increment -----------------------------------------------------------------
+# -- case / switch_case / increment ----------------------------------------------------------------
 def test_case_and_switch_case_static_and_eager():
     def fn():
         k = static.data("k", [1], "int64")
@@ -402,7 +402,7 @@ def test_increment_in_place_both_modes():
     assert run(main, {}, [i])[0].tolist() == [6]
 
 
-# -- Print / Assert ---------------------------------------------------------------------------------
+# -- Print / Assert --------------------------------------------------------------------------------
 def test_print_inside_loop_prints_each_iteration(capsys):
     def fn():
         i = layers.fill_constant([1], "int64", 0)

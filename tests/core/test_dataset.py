@@ -94,7 +94,7 @@ def test_directory_without_the_files_names_dir_and_files(tmp_path, monkeypatch):
     assert str(tmp_path) in msg and "t10k-images-idx3-ubyte" in msg and \
         "t10k-labels-idx1-ubyte" in msg
     monkeypatch.setenv("MNIST_DIR", str(tmp_path / "nowhere"))
-    with pytest.raises(FileNotFoundError, match="nowhere.*MNIST_DIR"):
+    with pytest.raises(FileNotFoundError, match=r"nowhere.*MNIST_DIR"):
         mnist.train()
 
 
@@ -103,7 +103,7 @@ def test_truncated_file_is_reported(tmp_path):
     path = tmp_path / "train-images-idx3-ubyte"
     data = path.read_bytes()
     path.write_bytes(data[:-100])
-    with pytest.raises(ValueError, match="train-images-idx3-ubyte.*truncated"):
+    with pytest.raises(ValueError, match=r"train-images-idx3-ubyte.*truncated"):
         list(mnist.train(str(tmp_path))())
     path.write_bytes(data[:10])
     with pytest.raises(ValueError, match="too short"):
@@ -115,7 +115,7 @@ def test_foreign_and_damaged_files_are_reported(tmp_path):
     labels = tmp_path / "t10k-labels-idx1-ubyte.gz"
     images = tmp_path / "t10k-images-idx3-ubyte.gz"
     labels.write_bytes(images.read_bytes())  # an image file where the labels should be
-    with pytest.raises(ValueError, match="magic number 2051.*2049"):
+    with pytest.raises(ValueError, match=r"magic number 2051.*2049"):
         list(mnist.test(str(tmp_path))())
     raw = gzip.compress(b"\x00\x00\x08\x01" + b"\x00\x00\x00\x02" + b"\x01\x02", mtime=0)
     labels.write_bytes(raw[:-6])  # cut inside the gzip trailer

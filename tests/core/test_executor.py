@@ -55,7 +55,7 @@ def test_scope_guard_and_compiled_program_and_lodtensor_results():
 
 def test_startup_not_run_names_the_parameter():
     main, _, (_x, _w, y) = build(_affine)
-    with pytest.raises(RuntimeError, match="'w_exec'.*startup program"):
+    with pytest.raises(RuntimeError, match=r"'w_exec'.*startup program"):
         static.Executor().run(main, feed={"x": np.ones((2, 3), np.float32)}, fetch_list=[y],
                               scope=static.Scope())
 
@@ -67,7 +67,7 @@ def _double():
 
 def test_feed_dtype_mismatch():
     main, _, (_x, y) = build(_double)
-    with pytest.raises(TypeError, match="feed 'x': expected dtype float32.*got float64"):
+    with pytest.raises(TypeError, match=r"feed 'x': expected dtype float32.*got float64"):
         static.Executor().run(main, feed={"x": np.ones((2, 3))}, fetch_list=[y])
 
 
@@ -79,14 +79,14 @@ def test_feed_shape_mismatch():
 
 def test_feed_unknown_name():
     main, _, (_x, y) = build(_double)
-    with pytest.raises(ValueError, match="feed 'z' is not a variable.*'x'"):
+    with pytest.raises(ValueError, match=r"feed 'z' is not a variable.*'x'"):
         static.Executor().run(main, feed={"x": np.ones((1, 3), np.float32), "z": 1},
                               fetch_list=[y])
 
 
 def test_missing_feed_names_the_data_variable():
     main, _, (_x, y) = build(_double)
-    with pytest.raises(RuntimeError, match="data variable 'x'.*not fed"):
+    with pytest.raises(RuntimeError, match=r"data variable 'x'.*not fed"):
         static.Executor().run(main, fetch_list=[y])
 
 

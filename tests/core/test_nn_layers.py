@@ -145,14 +145,14 @@ def test_setattr_none_and_type_errors():
     fc = Linear(2, 2)
     fc.bias = None
     assert len(fc.parameters()) == 1
-    with pytest.raises(TypeError, match="weight.*parameter"):
+    with pytest.raises(TypeError, match=r"weight.*parameter"):
         fc.weight = np.zeros((2, 2))
 
     class Forgot(Layer):
         def __init__(self):
             self.fc = Linear(2, 2)
 
-    with pytest.raises(RuntimeError, match="super\\(\\).__init__"):
+    with pytest.raises(RuntimeError, match=r"super\(\)\.__init__"):
         Forgot()
     with pytest.raises(AttributeError, match="nothing"):
         getattr(fc, "nothing")  # noqa: B009 - the attribute access is what is tested
@@ -207,7 +207,7 @@ def test_set_dict_round_trip_by_structured_and_parameter_names():
         d = Net()
     d.load_dict(by_name)  # the structured lookup falls back to the parameter name
     np.testing.assert_array_equal(d.block.scale.numpy(), a.block.scale.numpy() * 2)
-    with pytest.raises(KeyError, match="block.scale"):
+    with pytest.raises(KeyError, match=r"block\.scale"):
         Net().set_dict(by_name)  # other names: nothing matches
 
 
@@ -217,14 +217,14 @@ def test_set_dict_errors_name_the_parameter_and_change_nothing():
     state = {k: v.numpy() + 1 for k, v in net.state_dict().items()}
     missing = dict(state)
     del missing["block.fc1.bias"]
-    with pytest.raises(KeyError, match="block.fc1.bias"):
+    with pytest.raises(KeyError, match=r"block\.fc1\.bias"):
         net.set_dict(missing)
     wrong = dict(state)
     wrong["block.fc1.weight"] = np.zeros((3, 4), np.float32)
     with pytest.raises(ValueError, match=r"block.fc1.weight.*\[4, 3\].*\[3, 4\]"):
         net.set_dict(wrong)
     wrong["block.fc1.weight"] = np.zeros((4, 3), np.float64)
-    with pytest.raises(TypeError, match="block.fc1.weight.*float32.*float64"):
+    with pytest.raises(TypeError, match=r"block\.fc1\.weight.*float32.*float64"):
         net.set_state_dict(wrong)
     np.testing.assert_array_equal(net.head.weight.numpy(), before)
 

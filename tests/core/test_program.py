@@ -64,9 +64,9 @@ def test_variable_of_another_program_is_rejected():
 
 def test_variable_protocol_errors():
     _, _, x = build(lambda: static.data("x", [None, 3], "float32"))
-    with pytest.raises(TypeError, match="truth value of static Variable 'x'.*declarative.*cond"):
+    with pytest.raises(TypeError, match=r"truth value of static Variable 'x'.*declarative.*cond"):
         bool(x)
-    with pytest.raises(TypeError, match="len\\(\\) of static Variable 'x'.*unknown"):
+    with pytest.raises(TypeError, match=r"len\(\) of static Variable 'x'.*unknown"):
         len(x)
     _, _, y = build(lambda: static.data("y", [4, 3], "float32"))
     assert len(y) == 4

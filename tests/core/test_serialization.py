@@ -8,6 +8,7 @@ import os
 import pickle
 import shutil
 import tracemalloc
+import types
 import zipfile
 
 import numpy as np
@@ -396,6 +397,13 @@ class SimulatedCrash(OSError):
     process had died, so no clean-up code gets to run."""
 
 
+def _serialization_modules():
+    """Every module of the core.serialization package: each one's ``open`` is patched."""
+    prefix = ser.__name__ + "."
+    return [ser] + [m for m in vars(ser).values()
+                    if isinstance(m, types.ModuleType) and m.__name__.startswith(prefix)]
+
+
 class FaultInjector:
     """Counts writes, fsyncs, renames, links, mkdirs and removals made while saving, and
     crashes at the ``crash_at``-th one."""
@@ -429,7 +437,8 @@ class FaultInjector:
                 return File(real_open(*args, **kwargs))
             return real_open(*args, **kwargs)
 
-        monkeypatch.setattr(ser, "open", fake_open, raising=False)
+        for mod in _serialization_modules():
+            monkeypatch.setattr(mod, "open", fake_open, raising=False)
         monkeypatch.setattr(os, "fsync", self.wrap(lambda fd: None))  # counted, not slow
         for mod, name in [(os, "replace"), (os, "rename"), (os, "link"),
                           (os, "mkdir"), (os, "unlink"), (os, "rmdir"), (shutil, "rmtree"),

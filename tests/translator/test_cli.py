@@ -129,7 +129,7 @@ def test_output_file_is_written(model_file, tmp_path, capsys):
 ])
 def test_usage_errors_exit_2(model_file, tmp_path, capsys, argv_tail, message):
     argv = [a.format(file=model_file, missing=str(tmp_path / "absent.py")) for a in argv_tail]
-    code, out, err = run_cli(capsys, *argv)
+    code, _, err = run_cli(capsys, *argv)
     assert code == 2
     assert message in err and err.startswith("dy2static: error:")
 

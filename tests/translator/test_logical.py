@@ -8,7 +8,7 @@ from .conftest import as_array, both, convert, needs_static_control_flow, op_typ
 
 
 def logic(a, b, c):
-    return (a and b), (a or c), (not a), (a and b or c)
+    return (a and b), (a or c), (not a), ((a and b) or c)
 
 
 def chained(a, b, c):

@@ -9,8 +9,8 @@ import pytest
 import core
 from translator import ProgramTranslator
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
-sys.path.insert(0, os.path.abspath(EXAMPLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
+                                                "examples")))
 import mnist_declarative
 import mnist_model
 

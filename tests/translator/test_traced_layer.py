@@ -72,7 +72,7 @@ def test_save_inference_model_of_a_traced_layer(tmp_path):
 
 
 def test_value_dependent_control_flow_cannot_be_traced():
-    with pytest.raises(TypeError, match="cannot be traced.*declarative"):
+    with pytest.raises(TypeError, match=r"cannot be traced.*declarative"):
         TracedLayer.trace(Branchy(), [core.to_tensor(np.ones((2, 2), np.float32))])
 
 

@@ -14,7 +14,8 @@ def _bcast(fn):
     """numpy reference honouring Paddle's axis: y's dims start at ``axis`` of x."""
     def ref(x, y, axis=-1):
         if axis != -1 and np.ndim(y) < np.ndim(x):
-            y = np.reshape(y, [1] * axis + list(np.shape(y)) + [1] * (np.ndim(x) - axis - np.ndim(y)))
+            trailing = np.ndim(x) - axis - np.ndim(y)
+            y = np.reshape(y, [1] * axis + list(np.shape(y)) + [1] * trailing)
         return fn(x, y)
     return ref
 

@@ -1,0 +1,131 @@
+"""State dicts of Layers and optimizers: ``save(state_dict, path)`` and ``load(path)``.
+
+``path`` is a prefix. A Layer's state dict goes to
+``path + ".pdparams"``, an optimizer's to ``path + ".pdopt"``. Which one a dict is:
+
+1. ``kind="params"`` / ``kind="optimizer"`` when given;
+2. else a path ending in ``.pdparams`` / ``.pdopt`` names the file (and so the kind);
+3. else a dict holding any parameter is a Layer's;
+4. else a dict that is empty, holds an ``LR_Scheduler`` / ``LR_Scheduler.<field>`` key, an
+   optimizer accumulator name (``<param>_moment1_0``, ``..._velocity_0``,
+   ``..._beta1_pow_acc_0``, ...) or any value that is not an array (a Python scalar, a nested
+   dict, a list, None) is an optimizer's (PaddlePaddle 1.8 sends every dict without
+   parameters to ``.pdopt``);
+5. else (a flat dict of arrays or tensors, e.g. one returned by ``load``) a Layer's.
+
+``load(path)`` returns ``(param_dict, optimizer_dict)``, numpy arrays in place of tensors as
+PaddlePaddle 1.8 does; either is None when its file is absent.
+"""
+import os
+import re
+
+from ..serialization import ModelFormatError, load_tree, save_tree
+
+__all__ = ["OPT_SUFFIX", "PARAMS_SUFFIX", "load", "save"]
+
+PARAMS_SUFFIX = ".pdparams"
+OPT_SUFFIX = ".pdopt"
+_KINDS = {"params": PARAMS_SUFFIX, "pdparams": PARAMS_SUFFIX, "optimizer": OPT_SUFFIX,
+          "pdopt": OPT_SUFFIX}
+_ACCUMULATOR = re.compile(r"_(moment1|moment2|velocity|beta1_pow_acc|beta2_pow_acc|"
+                          r"moment|mean_square|mean_grad)_\d+$")
+
+
+def _is_parameter(value):
+    from ..tensor import Parameter
+
+    if isinstance(value, Parameter):
+        return True
+    return type(value).__name__ == "Parameter" and hasattr(value, "block")
+
+
+def _is_array_like(value):
+    return hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(
+        value, (bool, int, float, str))
+
+
+def _strip_suffix(path):
+    path = os.fspath(path)
+    for suffix in (PARAMS_SUFFIX, OPT_SUFFIX):
+        if path.endswith(suffix):
+            return path[:-len(suffix)], suffix
+    return path, None
+
+
+def _suffix_for(state_dict, suffix, kind):
+    if kind is not None:
+        if kind not in _KINDS:
+            raise ValueError(f"save: kind must be 'params' or 'optimizer', got {kind!r}")
+        return _KINDS[kind]
+    if suffix is not None:
+        return suffix
+    values = list(state_dict.values())
+    if any(_is_parameter(v) for v in values):
+        return PARAMS_SUFFIX
+    if not values or any(isinstance(k, str) and (k == "LR_Scheduler" or k.startswith(
+            "LR_Scheduler.") or _ACCUMULATOR.search(k)) for k in state_dict):
+        return OPT_SUFFIX
+    if not all(_is_array_like(v) for v in values):
+        return OPT_SUFFIX
+    return PARAMS_SUFFIX
+
+
+def _values_of(value):
+    """Static Variables (a static-mode Layer's parameters) read their values from the global
+    scope."""
+    from ..static.program import Variable
+
+    if isinstance(value, Variable):
+        from ..static.scope import global_scope
+
+        holder = global_scope().find_var(value.name)
+        arr = None if holder is None else holder.get_tensor().array
+        if arr is None:
+            raise ValueError(f"save: variable '{value.name}' has no value in the global scope; "
+                             "run the startup program first")
+        return arr
+    if isinstance(value, dict):
+        return type(value)((k, _values_of(v)) for k, v in value.items())
+    return value
+
+
+def save(state_dict, path, kind=None):
+    """Write ``state_dict`` to ``path.pdparams`` (a Layer's) or ``path.pdopt`` (an
+    optimizer's), atomically; see the module docstring for how the two are told apart.
+
+    Values may be tensors, parameters, ndarrays, Python scalars, strings, None and nested
+    dicts / lists of those. Returns the path of the file written."""
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"save: state_dict must be a dict (Layer.state_dict() or "
+                        f"Optimizer.state_dict()), got {type(state_dict).__name__}")
+    prefix, suffix = _strip_suffix(path)
+    if not os.path.basename(prefix):
+        raise ValueError(f"save: path {os.fspath(path)!r} must name a file prefix, not a folder")
+    suffix = _suffix_for(state_dict, suffix, kind)
+    target = prefix + suffix
+    head = os.path.dirname(target)
+    if head:
+        os.makedirs(head, exist_ok=True)
+    tree = {k: _values_of(v) for k, v in state_dict.items()}
+    save_tree(target, tree, kind=suffix[1:])
+    return target
+
+
+def load(path):
+    """``(param_dict, optimizer_dict)`` read from ``path.pdparams`` and ``path.pdopt``; either
+    is None when its file is absent; an error naming both paths when both are."""
+    prefix, _ = _strip_suffix(path)
+    tried = [prefix + PARAMS_SUFFIX, prefix + OPT_SUFFIX]
+    found = [os.path.isfile(p) for p in tried]
+    if not any(found):
+        raise FileNotFoundError(f"load: neither {tried[0]} nor {tried[1]} exists")
+    results = []
+    for p, present in zip(tried, found):
+        if not present:
+            results.append(None)
+            continue
+        tree = load_tree(p, kind=os.path.splitext(p)[1][1:])
+        if not isinstance(tree, dict):
+            raise ModelFormatError(f"{p}: holds a {type(tree).__name__}, not a state dict")
+        results.append(tree)
+    return results[0], results[1]
