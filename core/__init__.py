@@ -11,16 +11,13 @@ from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
 from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
 from . import static, serialization, io, reader, dataset, dygraph, imperative
+from .io import load, save
 
 __all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "dataset",
            "disable_imperative", "disable_static", "dtypes", "dygraph", "enable_imperative",
            "enable_static", "imperative", "in_dynamic_mode", "initializer", "io",
            "is_compiled_with_cuda", "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer",
            "param_attr", "random", "reader", "regularizer", "seed", "serialization", "static",
-           "to_tensor", "to_variable", "unique_name"]
-# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, save/load.
+           "to_tensor", "to_variable", "unique_name", "save", "load"]
+# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch.
 __all__ += reexport(globals(), [static, param_attr, reader])
-__all__ += [n for n in ("save", "load") if n in getattr(io, "__all__", ())]
-for _n in __all__[-2:]:
-    if _n in ("save", "load"):
-        globals()[_n] = getattr(io, _n)
