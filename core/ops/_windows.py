@@ -7,7 +7,8 @@ one vectorised slice-add per kernel position (``kh * kw`` of them), never per pi
 """
 from ._shapes import ShapeError
 
-__all__ = ["col2im", "out_size", "pad_nchw", "pads4", "pair", "tap", "window_view"]
+__all__ = ["col2im", "out_size", "pad_nchw", "padded_nhwc", "pads4", "pair", "tap",
+           "window_view"]
 
 
 def pair(v, what):
@@ -56,6 +57,17 @@ def pad_nchw(xp, x, t, b, lft, r, value=0):
     return out
 
 
+def padded_nhwc(xp, x, t, b, lft, r):
+    """A contiguous channels-last copy of ``x`` [N, H, W, C] (any strides) padded with zeros on
+    H and W; ``x`` itself when it is already contiguous and nothing is padded."""
+    if not (t or b or lft or r):
+        return xp.ascontiguousarray(x)
+    n, h, w, c = x.shape
+    out = xp.zeros((n, h + t + b, w + lft + r, c), dtype=x.dtype)
+    out[:, t:t + h, lft:lft + w] = x
+    return out
+
+
 def window_view(xp, x, kh, kw, oh, ow, sh, sw, dh=1, dw=1, order="nchwij"):
     """A strided view of the windows of ``x`` [N, C, H, W] (already padded).
 
@@ -78,14 +90,19 @@ def tap(i, j, oh, ow, sh, sw, dh=1, dw=1):
     return (Ellipsis, slice(hs, hs + sh * (oh - 1) + 1, sh), slice(ws, ws + sw * (ow - 1) + 1, sw))
 
 
-def col2im(xp, cols, hp, wp, sh, sw, dh=1, dw=1):
+def col2im(xp, cols, hp, wp, sh, sw, dh=1, dw=1, channels_last=False):
     """Adjoint of :func:`window_view` with order ``"ijnchw"``-like input.
 
-    ``cols`` has shape [kh, kw, A, B, OH, OW] (A, B any leading image axes); returns the
-    padded image gradient [A, B, hp, wp], summing overlapping windows.
+    ``cols`` has shape [kh, kw, A, B, OH, OW] (A, B any leading image axes, any strides);
+    returns the padded image gradient [A, B, hp, wp], summing overlapping windows. With
+    ``channels_last`` the result is a view of a contiguous [A, hp, wp, B] array: pass ``cols``
+    whose [A, OH, OW, B] taps are contiguous and every slice-add runs over long rows.
     """
     kh, kw, a, b, oh, ow = cols.shape
-    img = xp.zeros((a, b, hp, wp), dtype=cols.dtype)
+    if channels_last:
+        img = xp.zeros((a, hp, wp, b), dtype=cols.dtype).transpose(0, 3, 1, 2)
+    else:
+        img = xp.zeros((a, b, hp, wp), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             img[tap(i, j, oh, ow, sh, sw, dh, dw)] += cols[i, j]

@@ -1,18 +1,28 @@
-"""2-D convolution (``conv2d``), vectorised as im2col + one batched matmul over groups.
+"""2-D convolution (``conv2d``), vectorised as im2col + matmul; two column layouts.
 
-Layout: the padded input's windows are viewed (no copy) as ``[C, kh, kw, N, OH, OW]`` and
-copied once into columns ``[groups, C/groups * kh * kw, N * OH * OW]``; the filter is
-``[groups, M/groups, C/groups * kh * kw]``; one ``matmul`` gives ``[groups, M/groups, N*OH*OW]``.
-Putting the long ``N * OH * OW`` axis last keeps the copy's inner loop long and the GEMM wide.
-The op keeps no state between passes, so the backward pass rebuilds the columns from the
-input (one copy) for ``dFilter`` (one matmul); ``dInput`` is one matmul plus ``col2im``, and
-either is skipped when ``ctx.needs_grad`` says it is not wanted (a network's image input).
+Both copy the padded input's windows (a strided view, see ``_windows``) once, choosing the
+layout whose copy runs over the longer contiguous stretches of memory:
+
+* rows (``groups == 1`` and ``C * kw`` at least ``OW``, e.g. 20 -> 50 channels on 12x12): the
+  input goes channels-last and the windows become rows ``[N*OH*OW, kh*kw*C]``, copied in runs
+  of ``kw * C``; one GEMM with the ``[M, kh*kw*C]`` filter gives the output channels-last. The
+  input gradient is one stacked matmul giving each kernel tap's gradient as a contiguous
+  ``[N, OH, OW, C]`` block, added onto a channels-last image (``col2im``) in long runs.
+* per sample (few channels, e.g. an MNIST image, or ``groups > 1``): columns
+  ``[N, groups, C/groups*kh*kw, OH*OW]`` copied in runs of ``OW``; a matmul broadcast over the
+  batch gives ``[N, M, OH*OW]``, already NCHW, and ``dFilter`` is a batched matmul summed over
+  the batch, so neither pass transposes the (large) output or its gradient.
+
+The op keeps no state between passes, so the backward pass rebuilds the columns (one copy)
+when ``dFilter`` is wanted; each of ``dInput`` and ``dFilter`` is skipped when
+``ctx.needs_grad`` says it is not wanted (a network's image input). ``fast_kernel`` binds the
+parsed attributes and fixed shapes for the static executor.
 """
 import numpy as np
 
 from ._shapes import ShapeError, ufunc_dtype
-from ._windows import col2im, out_size, pad_nchw, pads4, pair, window_view
-from .registry import Meta, OpDef, register_op
+from ._windows import col2im, out_size, pad_nchw, padded_nhwc, pads4, pair, window_view
+from .registry import KernelContext, Meta, OpDef, register_op
 
 __all__ = ["conv2d"]
 
@@ -44,25 +54,50 @@ def _geometry(x_shape, w_shape, strides, paddings, dilations, groups, who="conv2
     return n, c, h, w, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw)
 
 
-def _group_matmul(xp, a, b):
-    """``a @ b`` for stacks [g, ., .]; one plain 2-D GEMM when there is one group."""
-    if a.shape[0] == 1:
-        # NOTE: numpy's stacked matmul can be several times slower than the 2-D BLAS call.
-        return xp.matmul(a[0], b[0])[None]
-    return xp.matmul(a, b)
+def _uses_rows(g, groups):
+    """Whether the rows layout copies longer contiguous runs than the per-sample one."""
+    c, kw, ow, (_, sw), (_, dw) = g[1], g[6], g[8], g[9], g[11]
+    return groups == 1 and c * (kw if dw == 1 else 1) >= (ow if sw == 1 else 1)
 
 
-def _to_nchw(x, data_format):
-    return x.transpose(0, 3, 1, 2) if data_format == "NHWC" else x
+def _rows(xp, x_nhwc, g):
+    """Windows of a channels-last image as rows ``[N*OH*OW, kh*kw*C]`` (one copy)."""
+    n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    xpad = padded_nhwc(xp, x_nhwc, t, b, lft, r)
+    view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
+                       order="nhwijc")
+    return view.reshape(n * oh * ow, kh * kw * c)
 
 
-def _from_nchw(x, data_format):
-    return x.transpose(0, 2, 3, 1) if data_format == "NHWC" else x
+def _per_sample(xp, x_nchw, g, groups):
+    """Windows as per-sample columns ``[N, groups, C/groups*kh*kw, OH*OW]`` (one copy)."""
+    n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
+    view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="ncijhw")
+    return view.reshape(n, groups, (c // groups) * kh * kw, oh * ow)
+
+
+def _conv(xp, x, w, g, groups, nhwc):
+    """The forward pass for validated geometry ``g``; ``x`` in its own layout."""
+    n, m, oh, ow = g[0], g[4], g[7], g[8]
+    if _uses_rows(g, groups):
+        cols = _rows(xp, x if nhwc else x.transpose(0, 2, 3, 1), g)
+        out = xp.matmul(cols, w.transpose(0, 2, 3, 1).reshape(m, -1).T).reshape(n, oh, ow, m)
+        return out if nhwc else xp.ascontiguousarray(out.transpose(0, 3, 1, 2))
+    cols = _per_sample(xp, x.transpose(0, 3, 1, 2) if nhwc else x, g, groups)
+    out = xp.matmul(w.reshape(groups, m // groups, -1), cols).reshape(n, m, oh, ow)
+    return xp.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
+
+
+def _nchw_shape(shape, nhwc):
+    shape = tuple(shape)
+    return (shape[0], shape[3], shape[1], shape[2]) if nhwc and len(shape) == 4 else shape
 
 
 def _check_format(data_format):
     if data_format not in ("NCHW", "NHWC"):
         raise ShapeError(f"conv2d: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
+    return data_format == "NHWC"
 
 
 @register_op
@@ -75,53 +110,85 @@ class conv2d(OpDef):
              "data_format": "NCHW"}
 
     def infer(self, x, w, strides, paddings, dilations, groups, data_format):
-        _check_format(data_format)
-        xs = tuple(x.shape)
-        if data_format == "NHWC" and len(xs) == 4:
-            xs = (xs[0], xs[3], xs[1], xs[2])
-        n, _, _, _, m, _, _, oh, ow, *_ = _geometry(xs, w.shape, strides, paddings, dilations,
-                                                     groups)
-        shape = (n, oh, ow, m) if data_format == "NHWC" else (n, m, oh, ow)
+        nhwc = _check_format(data_format)
+        n, _, _, _, m, _, _, oh, ow, *_ = _geometry(_nchw_shape(x.shape, nhwc), w.shape,
+                                                     strides, paddings, dilations, groups)
+        shape = (n, oh, ow, m) if nhwc else (n, m, oh, ow)
         return Meta(shape, ufunc_dtype(np.multiply, x.dtype, w.dtype))
 
     def forward(self, ctx, x, w, strides, paddings, dilations, groups, data_format):
-        _check_format(data_format)
-        xp = ctx.xp
-        x = _to_nchw(x, data_format)
-        g = _geometry(x.shape, w.shape, strides, paddings, dilations, groups)
-        n, m, oh, ow = g[0], g[4], g[7], g[8]
-        cols = self._cols(xp, x, g, groups)
-        out = _group_matmul(xp, w.reshape(groups, m // groups, -1), cols)
-        # NOTE: [g, M/g, N*OH*OW] -> [N, M, OH, OW] is the one transposing copy of the output.
-        out = out.reshape(m, n, oh, ow).transpose(1, 0, 2, 3)
-        return xp.ascontiguousarray(_from_nchw(out, data_format))
+        nhwc = _check_format(data_format)
+        g = _geometry(_nchw_shape(x.shape, nhwc), w.shape, strides, paddings, dilations,
+                      groups)
+        return _conv(ctx.xp, x, w, g, groups, nhwc)
 
-    @staticmethod
-    def _cols(xp, x, g, groups):
-        n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
-        xpad = pad_nchw(xp, x, t, b, lft, r)
-        view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
-        return view.reshape(groups, (c // groups) * kh * kw, n * oh * ow)
+    def fast_kernel(self, xp, metas, strides, paddings, dilations, groups, data_format):
+        x, w = metas
+        if x is None or w is None or len(x.shape) != 4 or min(x.shape[1:]) < 0 or \
+                min(w.shape) < 0:
+            return None
+        nhwc = _check_format(data_format)
+        g = _geometry(_nchw_shape(x.shape, nhwc), w.shape, strides, paddings, dilations,
+                      groups)
+        x_rest, w_shape, forward = tuple(x.shape[1:]), tuple(w.shape), self.forward
+        ctx = KernelContext(xp, None)
+        attrs = dict(strides=strides, paddings=paddings, dilations=dilations, groups=groups,
+                     data_format=data_format)
+
+        def kernel(x, w):
+            # NOTE: the bound geometry holds only for the declared shapes; anything else (a
+            # wrongly declared feed) takes the checked path.
+            if x.shape[1:] != x_rest or w.shape != w_shape:
+                return forward(ctx, x, w, **attrs)
+            return _conv(xp, x, w, (x.shape[0],) + g[1:], groups, nhwc)
+
+        return kernel
 
     def backward(self, ctx, ins, outs, douts, strides, paddings, dilations, groups,
                  data_format):
         xp = ctx.xp
         x, w = ins
-        x = _to_nchw(x, data_format)
-        dout = _to_nchw(douts[0], data_format)
-        g = _geometry(x.shape, w.shape, strides, paddings, dilations, groups)
-        n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+        nhwc = _check_format(data_format)
+        g = _geometry(_nchw_shape(x.shape, nhwc), w.shape, strides, paddings, dilations,
+                      groups)
         need_x, need_w = ctx.needs_grad
-        d2 = dout.transpose(1, 0, 2, 3).reshape(groups, m // groups, n * oh * ow)
-        dw_ = dx = None
-        if need_w:
-            cols = self._cols(xp, x, g, groups)
-            dw_ = _group_matmul(xp, d2, cols.transpose(0, 2, 1)).reshape(w.shape)
-        if need_x:
-            wg = w.reshape(groups, m // groups, -1)
-            dcols = _group_matmul(xp, wg.transpose(0, 2, 1), d2).reshape(c, kh, kw, n, oh, ow)
-            img = col2im(xp, dcols.transpose(1, 2, 0, 3, 4, 5), h + t + b, wd + lft + r,
-                         sh, sw, dh, dw)
-            dx = img[:, :, t:t + h, lft:lft + wd].transpose(1, 0, 2, 3)
-            dx = xp.ascontiguousarray(_from_nchw(dx, data_format))
-        return dx, dw_
+        if _uses_rows(g, groups):
+            return _rows_grads(xp, x, w, douts[0], g, nhwc, need_x, need_w)
+        return _per_sample_grads(xp, x, w, douts[0], g, groups, nhwc, need_x, need_w)
+
+
+def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
+    n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    x_nhwc = x if nhwc else x.transpose(0, 2, 3, 1)
+    d = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1)).reshape(-1, m)
+    dx = dw_ = None
+    if need_w:
+        dw_ = xp.matmul(d.T, _rows(xp, x_nhwc, g)).reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
+        dw_ = xp.ascontiguousarray(dw_)
+    if need_x:
+        # NOTE: one [N*OH*OW, C] product per tap (a stacked matmul) leaves every tap's
+        # gradient contiguous, so col2im adds long rows instead of C-long pieces.
+        taps = xp.matmul(d, w.transpose(2, 3, 0, 1).reshape(kh * kw, m, c))
+        taps = taps.reshape(kh, kw, n, oh, ow, c).transpose(0, 1, 2, 5, 3, 4)
+        img = col2im(xp, taps, h + t + b, wd + lft + r, sh, sw, dh, dw, channels_last=True)
+        dx = img[:, :, t:t + h, lft:lft + wd]
+        dx = xp.ascontiguousarray(dx.transpose(0, 2, 3, 1) if nhwc else dx)
+    return dx, dw_
+
+
+def _per_sample_grads(xp, x, w, dout, g, groups, nhwc, need_x, need_w):
+    n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    x_nchw = x.transpose(0, 3, 1, 2) if nhwc else x
+    d = (dout.transpose(0, 3, 1, 2) if nhwc else dout).reshape(n, groups, m // groups, oh * ow)
+    dx = dw_ = None
+    if need_w:
+        cols = _per_sample(xp, x_nchw, g, groups)
+        dw_ = xp.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0).reshape(w.shape)
+    if need_x:
+        wg = w.reshape(groups, m // groups, -1)
+        dcols = xp.matmul(wg.transpose(0, 2, 1), d).reshape(n, c, kh, kw, oh, ow)
+        img = col2im(xp, dcols.transpose(2, 3, 0, 1, 4, 5), h + t + b, wd + lft + r,
+                     sh, sw, dh, dw)
+        dx = img[:, :, t:t + h, lft:lft + wd]
+        dx = xp.ascontiguousarray(dx.transpose(0, 2, 3, 1) if nhwc else dx)
+    return dx, dw_

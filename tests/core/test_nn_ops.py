@@ -75,6 +75,28 @@ def test_conv2d_first_layer_skips_input_gradient():
     assert dx is None and dw.shape == w.shape
 
 
+@pytest.mark.parametrize("op_type, shapes, attrs", [
+    ("conv2d", [(2, 1, 8, 8), (3, 1, 3, 3)], {}),  # per-sample columns
+    ("conv2d", [(2, 4, 5, 5), (3, 4, 3, 3)], {"paddings": [1, 1], "strides": [2, 2]}),  # rows
+    ("conv2d", [(2, 5, 5, 4), (3, 4, 3, 3)], {"data_format": "NHWC"}),
+    ("pool2d", [(2, 3, 6, 7)], {"ksize": [2, 2], "strides": [2, 2]}),
+    ("pool2d", [(2, 3, 6, 6)], {"pooling_type": "avg", "ksize": [3, 3], "strides": [3, 3]}),
+])
+def test_fast_kernels_match_forward_and_check_the_declared_shape(op_type, shapes, attrs):
+    op = get_op(op_type)
+    attrs = op.full_attrs(attrs)
+    arrays = [f32(*s) for s in shapes]
+    metas = [Meta((-1,) + shapes[0][1:], np.dtype(np.float32))]  # batch unknown, as in a feed
+    metas += [Meta(s, np.dtype(np.float32)) for s in shapes[1:]]
+    kernel = op.fast_kernel(np, metas, **attrs)
+    assert kernel is not None
+    ctx = KernelContext(np, core.CPUPlace())
+    close(kernel(*arrays), op.forward(ctx, *arrays, **attrs))
+    bigger = [f32(1, *[d + 1 if i == 1 else d for i, d in enumerate(arrays[0].shape[1:])])]
+    bigger += arrays[1:]
+    close(kernel(*bigger), op.forward(ctx, *bigger, **attrs))  # not as declared: checked path
+
+
 @pytest.mark.parametrize("kw", [
     {"pool_size": 2, "pool_stride": 2},
     {"pool_size": 3, "pool_stride": 2, "pool_padding": 1, "pool_type": "avg"},

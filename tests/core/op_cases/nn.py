@@ -168,6 +168,16 @@ CASES = {
              ref=conv_ref, name="depthwise"),
         Case([f32(1, 4, 3, 2), f32(2, 2, 2, 2)], {"data_format": "NHWC", "paddings": [1, 0]},
              ref=conv_ref, name="nhwc"),
+        # one input channel, long rows: the per-sample column layout (MNIST's first layer)
+        Case([f32(3, 1, 6, 7), f32(2, 1, 3, 3)], ref=conv_ref, name="per-sample"),
+        Case([f32(2, 6, 7, 1), f32(2, 1, 3, 2)], {"data_format": "NHWC", "paddings": [1, 0]},
+             ref=conv_ref, name="per-sample-nhwc"),
+        # many channels, short rows: the channels-last rows layout, with every geometry attr
+        Case([f32(2, 3, 5, 5), f32(2, 3, 2, 2)], {"strides": [2, 1], "dilations": [1, 2],
+                                                 "paddings": [1, 0, 0, 1]},
+             ref=conv_ref, name="rows-stride-dilation"),
+        Case([f32(2, 4, 4, 3), f32(2, 3, 2, 2)], {"data_format": "NHWC", "paddings": [1, 1]},
+             ref=conv_ref, name="rows-nhwc"),
     ],
     "pool2d": [
         Case([distinct(1, 2, 4, 4)], {"ksize": [2, 2], "strides": [2, 2]}, ref=pool_ref,
@@ -196,6 +206,10 @@ CASES = {
              ref=pool_ref, name="adaptive-avg"),
         Case([distinct(1, 4, 4, 2)], {"ksize": [2, 2], "strides": [1, 1],
                                       "data_format": "NHWC"}, ref=pool_ref, name="nhwc"),
+        Case([distinct(2, 4, 6, 3)], {"ksize": [2, 3], "strides": [2, 3],
+                                      "data_format": "NHWC"}, ref=pool_ref, name="tiles-nhwc"),
+        Case([f32(1, 2, 7, 6)], {"pooling_type": "avg", "ksize": [3, 2], "strides": [3, 2]},
+             ref=pool_ref, name="avg-tiles-crop"),
     ],
     "batch_norm": [
         Case([f32(4, 3, 2, 2)] + _bn, ref=bn_ref, name="train-nchw"),
