@@ -2,11 +2,14 @@
 ``float`` / ``bool`` casts, ``print``, ``assert`` and ``x.shape``.
 
 A static Variable argument gives the static op (``shape`` / ``array_length``, ``cast``,
-``Print``, ``Assert``); anything else runs Python's builtin.
+``Print``, ``Assert``); anything else runs Python's builtin. What eager mode gives as a Python
+number -- ``len(x)``, ``int(t)``, ``float(t)``, an unknown dim of ``x.shape`` -- is a 0-d
+Variable marked weak (``convert_state.mark_weak``), so ``float32_tensor / x.shape[0]`` stays
+float32 as it does eagerly.
 """
 import builtins
 
-from .convert_state import dtype_name, is_static, layers, where
+from .convert_state import dtype_name, is_static, layers, mark_weak, where
 from .tensor_list import is_array
 
 __all__ = ["convert_assert", "convert_cast", "convert_len", "convert_print", "convert_shape"]
@@ -17,12 +20,19 @@ def convert_len(x):
     array's ``array_length``, else Python's ``len``."""
     if is_static(x):
         if is_array(x):
-            return layers().array_length(x)
+            return _scalar(layers().array_length(x))
         n = x.shape[0] if len(x.shape) else None
         if n is None:
             raise TypeError(f"len() of a 0-d Tensor{where()}")
-        return n if n >= 0 else layers().shape(x)[0]
+        return n if n >= 0 else mark_weak(layers().shape(x)[0])
     return builtins.len(x)
+
+
+def _scalar(var):
+    """``var`` (one element) as a 0-d Variable standing for a Python number."""
+    if var.shape is not None and len(var.shape) and all(d == 1 for d in var.shape):
+        var = layers().reshape(var, [])
+    return mark_weak(var)
 
 
 _CASTS = {"int": (builtins.int, "int64"), "float": (builtins.float, "float32"),
@@ -33,7 +43,7 @@ def convert_cast(x, kind):
     """``int(x)``/``float(x)``/``bool(x)``: a ``cast`` op for a static Variable, else Python."""
     py, dtype = _CASTS[kind]
     if is_static(x):
-        return layers().cast(x, dtype)
+        return mark_weak(layers().cast(x, dtype), kind != "bool")
     return py(x)
 
 
@@ -50,14 +60,32 @@ def convert_print(*args, **kwargs):
 
 
 def convert_assert(cond, message=None):
-    """``assert cond, message()``: an ``Assert`` op for a static condition, else Python;
-    ``message`` is a thunk, called only when the assertion fails."""
+    """``assert cond, message()``: an ``Assert`` op for a static condition (showing the
+    message when it fails at run time), else Python; ``message`` is a thunk, called only when
+    the assertion fails (for a static condition: once, while building)."""
     if is_static(cond):
         lay = layers()
-        lay.Assert(cond if dtype_name(cond) == "bool" else lay.cast(cond, "bool"))
+        text, data = _static_message(message)
+        lay.Assert(cond if dtype_name(cond) == "bool" else lay.cast(cond, "bool"), data=data,
+                   name=text)
         return
     if not cond:
         raise AssertionError() if message is None else AssertionError(message())
+
+
+def _static_message(message):
+    """``(text, data)`` for the ``Assert`` op of a static ``assert``: the message is evaluated
+    while the Program is built (it cannot wait for the failure); a static Tensor message is
+    shown as the op's data. A message that fails to evaluate is left out."""
+    if message is None:
+        return None, None
+    try:
+        value = message()
+    except Exception:  # noqa: BLE001 -- Python would evaluate it only on failure
+        return None, None
+    if is_static(value):
+        return None, [value]
+    return str(value), None
 
 
 def convert_shape(x):
@@ -69,4 +97,4 @@ def convert_shape(x):
     if all(d is not None and d >= 0 for d in dims):
         return dims
     shape_var = layers().shape(x)
-    return [shape_var[i] if (d is None or d < 0) else d for i, d in enumerate(dims)]
+    return [mark_weak(shape_var[i]) if (d is None or d < 0) else d for i, d in enumerate(dims)]

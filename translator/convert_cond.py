@@ -5,10 +5,18 @@ Each decides from the actual condition: a static Variable builds a ``cond`` op (
 ``logical_not``); anything else runs plain Python with exactly Python's semantics
 (short-circuit included: operands are thunks). Branch bodies are generated functions that
 rebind the enclosing function's ``names`` (see :func:`convert_state.closure_state`).
+
+A name may hold a tuple, list or dict of Tensors and Python values; it crosses a ``cond`` leaf
+by leaf (``convert_struct``) and both branches must give it the same structure. Each branch
+appends to its own copy of a list, so ``l.append`` under a Tensor ``if`` adds one item. A
+pending return value (``convert_state.PendingReturn``) set by one branch only gets a
+placeholder in the other (traced again when the first-traced branch is the one left pending).
 """
 import operator
 
-from .convert_state import closure_state, dtype_name, is_static, kind, layers, to_variable, where
+from . import convert_struct as struct
+from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_undefined,
+                            kind, layers, to_variable, where)
 
 __all__ = [
     "convert_compare",
@@ -53,51 +61,131 @@ def _branch_error(name, sides, values, where_):
         "it unchanged) -- assign it before the if or in both branches")
 
 
-def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live):
+_OUT = object()  # marks a leaf that is an output of the cond op
+
+
+class _NeedsPlaceholder(Exception):
+    """The branch traced first left return value ``index`` pending; the other set it."""
+
+    def __init__(self, index, tmpl):
+        super().__init__(index)
+        self.index, self.tmpl = index, tmpl
+
+
+def _same_python(a, b):
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 -- values without a plain ==
+        return False
+
+
+def _copy(value):
+    return type(value)(value) if type(value) in (list, dict) else value
+
+
+def _same_items(copy, original):
+    """Whether ``copy`` (of ``original``) was left as it was."""
+    if copy is original:
+        return True
+    if isinstance(copy, dict):
+        return list(copy) == list(original) and all(copy[k] is original[k] for k in copy)
+    return len(copy) == len(original) and all(a is b for a, b in zip(copy, original))
+
+
+def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None):
     init = tuple(get_args())
     where_ = where()
+    templates = dict(templates or {})
     out_idx = [k for k, n in enumerate(names) if n in live]
     runs = []  # (side, values) in the order cond runs the branches
-    passthrough = {}  # index -> Python value identical on both sides (kept out of the cond)
+    layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
+    program = struct.current_program()
+    block = program.current_block()
+    point = struct.mark(program, block)
+
+    def like_leaves(init_value, tree, n):
+        leaves, init_tree = struct.flatten(init_value)
+        return leaves if init_tree == tree else [None] * n
+
+    def first_side(k, value, init_value):
+        leaves, tree = struct.flatten(value)
+        plan, outs = [], []
+        for leaf, like in zip(leaves, like_leaves(init_value, tree, len(leaves))):
+            var = to_variable(leaf, like)
+            plan.append(_OUT if var is not None else leaf)
+            if var is not None:
+                outs.append(var)
+        layout[k] = (tree, plan, leaves)
+        return outs
+
+    def second_side(k, value, init_value, sides, other):
+        tree, plan, first_leaves = layout[k]
+        leaves, got = struct.flatten(value)
+        if got != tree:
+            raise _branch_error(names[k], sides, (other, value), where_)
+        outs = []
+        for leaf, spec, first, like in zip(leaves, plan, first_leaves,
+                                           like_leaves(init_value, tree, len(leaves))):
+            if spec is not _OUT:
+                if not _same_python(leaf, spec):
+                    raise _branch_error(names[k], sides, (other, value), where_)
+                continue
+            var = to_variable(leaf, first if hasattr(first, "dtype") else like)
+            if var is None:
+                raise _branch_error(names[k], sides, (other, value), where_)
+            outs.append(var)
+        return outs
 
     def branch(fn, side):
         def run():
-            set_args(init)
+            copies = tuple(_copy(v) for v in init)  # each branch appends to its own list
+            set_args(copies)
             fn()
-            values = tuple(get_args())
+            values = tuple(i if v is c and _same_items(c, i) else v
+                           for v, c, i in zip(get_args(), copies, init))
             first = runs[0] if runs else None
             runs.append((side, values))
             outs = []
             for k in out_idx:
                 value = values[k]
+                if is_pending(value) and k in templates:
+                    value = struct.placeholder(templates[k])
                 if first is None:
-                    var = to_variable(value, init[k])
-                    if var is None:
-                        passthrough[k] = value
-                        continue
-                    outs.append(var)
+                    if is_pending(value):
+                        layout[k] = None
+                    elif value is init[k] and isinstance(value, (list, dict)):
+                        layout[k] = (struct.LEAF, [value], [value])  # in place, or unchanged
+                    else:
+                        outs += first_side(k, value, init[k])
                     continue
                 other = first[1][k]
-                if k in passthrough:
-                    if value is not other:
-                        raise _branch_error(names[k], (first[0], side), (other, value), where_)
+                if layout[k] is None:
+                    if not is_pending(value):
+                        raise _NeedsPlaceholder(k, struct.template(value))
                     continue
-                var = to_variable(value, other if hasattr(other, "dtype") else init[k])
-                if var is None:
-                    raise _branch_error(names[k], (first[0], side), (other, value), where_)
-                outs.append(var)
+                if is_pending(value):
+                    value = struct.placeholder(struct.template(other))
+                outs += second_side(k, value, init[k], (first[0], side), other)
             return tuple(outs)
         return run
 
-    outs = layers().cond(pred, branch(true_fn, "true"), branch(false_fn, "false"))
+    try:
+        outs = layers().cond(pred, branch(true_fn, "true"), branch(false_fn, "false"))
+    except _NeedsPlaceholder as e:
+        set_args(init)
+        struct.rollback(program, block, point)
+        templates[e.index] = e.tmpl
+        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+                              templates)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
-    final, j = list(init), 0
+    final, it = list(init), iter(outs)
     for k in out_idx:
-        if k in passthrough:
-            final[k] = passthrough[k]
-        else:
-            final[k] = outs[j]
-            j += 1
+        if layout[k] is None:
+            continue  # pending on both sides
+        tree, plan, _ = layout[k]
+        final[k] = struct.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
     set_args(tuple(final))
 
 
@@ -106,13 +194,18 @@ def _static_ifexp(pred, true_fn, false_fn):
 
     def branch(fn):
         def run():
-            value = fn()
-            var = to_variable(value, first[0] if first else None)
-            if var is None:
-                raise TypeError(f"a conditional expression with a Tensor condition{where()} "
-                                f"must give Tensors or numbers on both sides, got {kind(value)}")
-            first.append(var)
-            return var
+            leaves, tree = struct.flatten(fn())
+            likes = first[0] if first and len(first[0]) == len(leaves) else [None] * len(leaves)
+            out = []
+            for leaf, like in zip(leaves, likes):
+                var = to_variable(leaf, like if hasattr(like, "dtype") else None)
+                if var is None and (leaf is None or is_undefined(leaf)):
+                    raise TypeError(f"a conditional expression with a Tensor condition{where()} "
+                                    "must give Tensors or numbers (or structures of them) on "
+                                    f"both sides, got {kind(leaf)}")
+                out.append(leaf if var is None else var)
+            first.append(out)
+            return struct.pack(tree, out)
         return run
 
     return layers().cond(pred, branch(true_fn), branch(false_fn))

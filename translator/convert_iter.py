@@ -9,7 +9,7 @@ import builtins
 import functools
 import operator
 
-from .convert_state import is_static, layers, to_variable, where
+from .convert_state import is_static, layers, mark_weak, to_variable, where
 
 __all__ = [
     "StaticIter",
@@ -30,8 +30,9 @@ class StaticIter:
 
 
 def range_item(start, step, i):
-    """Item ``i`` of ``range(start, ..., step)``."""
-    return start + i * step
+    """Item ``i`` of ``range(start, ..., step)``: a Python int eagerly, so a weak Variable
+    (see ``convert_state.mark_weak``) even when ``start`` or ``step`` is a Tensor."""
+    return mark_weak(start + i * step)
 
 
 def is_static_iterable(value):

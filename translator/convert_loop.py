@@ -20,6 +20,11 @@ traced again with a better initial value (the first attempt's ops and blocks are
 
 Anything else (a dtype change of a Tensor, a rank change of a Tensor of rank > 0, a shape
 with unknown dims) is left to ``while_loop``'s own error.
+
+A loop variable holding a tuple or dict (``state = (h, c)``, ``return x, i`` in the loop)
+is split into one loop variable per leaf (``convert_struct``) and must keep its structure. A
+pending return value (``convert_state.PendingReturn``) that the body sets enters the loop as a
+placeholder of the structure the body gives it (the loop is traced again).
 """
 import builtins
 import collections
@@ -27,8 +32,9 @@ import functools
 
 from .convert_cond import convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
-from .convert_state import (closure_state, dtype_name, is_static, is_weak, kind, layers,
-                            mark_weak, number_dtype, to_variable, weak_supported, where)
+from . import convert_struct as struct
+from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_weak, kind,
+                            layers, mark_weak, number_dtype, to_variable, weak_supported, where)
 from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
 
 __all__ = ["convert_for_loop", "convert_while_loop"]
@@ -79,7 +85,9 @@ def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
 
 def _static_for(it, start, extra_test, body_fn, names):
     get_args, set_args = closure_state(body_fn, names)
-    index = [layers().fill_constant([], "int64", start)]
+    # the index stands for a Python int (what range / enumerate give eagerly): weak, so
+    # ``float32_tensor * i`` stays float32 as in eager mode
+    index = [mark_weak(layers().fill_constant([], "int64", start))]
     length = it.length
 
     def cond_fn():
@@ -189,42 +197,79 @@ def _unknown_shape_error(name, before, var, where_):
         f"initialise '{name}' with a Tensor of that shape before the loop (e.g. zeros_like)")
 
 
-def _mark(program, block):
-    return len(program.blocks), len(block.ops), set(block.vars)
+class _NeedsTemplate(Exception):
+    """Return value ``index`` is pending before the loop and set by its body."""
+
+    def __init__(self, index, tmpl):
+        super().__init__(index)
+        self.index, self.tmpl = index, tmpl
 
 
-def _rollback(program, block, mark):
-    """Remove the blocks, ops and variables added to ``program`` / ``block`` since ``mark``."""
-    n_blocks, n_ops, names = mark
-    del program.blocks[n_blocks:]
-    del block.ops[n_ops:]
-    for name in [n for n in block.vars if n not in names]:
-        del block.vars[name]
-    program._bump()
+_LOOP_KINDS = (tuple, dict)  # containers split into loop variables; a list is a tensor array
 
 
-def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0):
+class _Slots:
+    """The loop's names split into leaves (``convert_struct.flatten``): one loop variable
+    per leaf, keyed ``(name index, leaf index)``."""
+
+    def __init__(self, names, values):
+        self.names, self.trees, self.counts = names, [], []
+        self.keys, self.labels, self.before = [], [], []
+        for k, value in enumerate(values):
+            leaves, tree = struct.flatten(value, _LOOP_KINDS)
+            self.trees.append(tree)
+            self.counts.append(len(leaves))
+            for j, leaf in enumerate(leaves):
+                self.keys.append((k, j))
+                self.labels.append(names[k] if tree is struct.LEAF else f"{names[k]}[{j}]")
+                self.before.append(leaf)
+
+    def split(self, values, where_):
+        """The leaves of ``values`` (one per name), which must keep their structure."""
+        out = []
+        for k, (value, tree) in enumerate(zip(values, self.trees)):
+            leaves, got = struct.flatten(value, _LOOP_KINDS)
+            if got != tree:
+                raise TypeError(
+                    f"variable '{self.names[k]}' is {struct.describe(tree)} before a loop whose "
+                    f"condition is a Tensor{where_} and {struct.describe(got)} after its body; "
+                    "a loop variable must keep its structure")
+            out += leaves
+        return out
+
+    def join(self, leaves):
+        """One value per name from the leaves."""
+        out, it = [], iter(leaves)
+        for tree, n in zip(self.trees, self.counts):
+            out.append(struct.pack(tree, [next(it) for _ in range(n)]))
+        return tuple(out)
+
+
+def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
+                  templates=None):
     init_values = get_args()
-    init = list(init_values)
     where_ = where()
-    fixes = dict(fixes or {})
-    program = _current_program()
+    fixes, templates = dict(fixes or {}), dict(templates or {})
+    program = struct.current_program()
     block = program.current_block()
-    mark = _mark(program, block)
+    point = struct.mark(program, block)
+    slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_pending(v)
+                           else v for k, v in enumerate(init_values)])
+    init = list(slots.before)
     carried, constants = [], {}
-    for k, value in enumerate(init):
-        var = _initial(value, fixes.get(k))
+    for s, value in enumerate(init):
+        var = _initial(value, fixes.get(slots.keys[s]))
         if var is None:
-            constants[k] = value
+            constants[s] = value
         else:
-            carried.append(k)
-            init[k] = var
+            carried.append(s)
+            init[s] = var
 
     def merged(loop_vars):
         values = list(init)
-        for k, v in zip(carried, loop_vars):
-            values[k] = v
-        return tuple(values)
+        for s, v in zip(carried, loop_vars):
+            values[s] = v
+        return slots.join(values)
 
     def cond(*loop_vars):
         set_args(merged(loop_vars))
@@ -233,66 +278,71 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
 
     def body(*loop_vars):
         set_args(merged(loop_vars))
-        for k, v in zip(carried, loop_vars):
-            if is_guessed(init[k]):
+        for s, v in zip(carried, loop_vars):
+            if is_guessed(init[s]):
                 mark_guessed(v)
-            mark_weak(v, is_weak(init[k]))
+            mark_weak(v, is_weak(init[s]))
         try:
             body_fn()
         except ArrayDtypeChanged as e:
-            for k, v in zip(carried, loop_vars):
+            for s, v in zip(carried, loop_vars):
                 if v is e.array:
-                    if isinstance(init_values[k], list):
-                        raise _Retrace(k, _Fix(e.dtype, None)) from None
-                    raise ArrayDtypeChanged(init_values[k], e.dtype) from None
+                    if isinstance(slots.before[s], list):
+                        raise _Retrace(slots.keys[s], _Fix(e.dtype, None)) from None
+                    raise ArrayDtypeChanged(slots.before[s], e.dtype) from None
             raise
-        values = get_args()
-        for k, const in constants.items():
-            if values[k] is not const:
+        named = get_args()
+        for k, (before, value) in enumerate(zip(init_values, named)):
+            if is_pending(before) and k not in templates and value is not before:
+                raise _NeedsTemplate(k, struct.template(value, _LOOP_KINDS))
+        values = slots.split(named, where_)
+        for s, const in constants.items():
+            if values[s] is not const:
+                label = slots.labels[s]
                 raise TypeError(
-                    f"variable '{names[k]}' is {kind(const)} before a loop whose condition is "
-                    f"a Tensor{where_} and {kind(values[k])} after its body; in a static "
+                    f"variable '{label}' is {kind(const)} before a loop whose condition is "
+                    f"a Tensor{where_} and {kind(values[s])} after its body; in a static "
                     "program a loop variable must be a Tensor (or number) before the loop -- "
-                    f"assign '{names[k]}' a value of its final type before the loop")
+                    f"assign '{label}' a value of its final type before the loop")
         outs = []
-        for k, before in zip(carried, loop_vars):
-            var = to_variable(values[k], before)
+        for s, before in zip(carried, loop_vars):
+            var = to_variable(values[s], before)
             if var is None:
-                raise TypeError(f"variable '{names[k]}' becomes {kind(values[k])} inside a "
-                                f"loop whose condition is a Tensor{where_}; it must stay a Tensor")
+                raise TypeError(f"variable '{slots.labels[s]}' becomes {kind(values[s])} inside "
+                                f"a loop whose condition is a Tensor{where_}; it must stay a "
+                                "Tensor")
             if not before.shape and var.shape and not _known(var.shape) and \
-                    _is_scalar(init_values[k]):
-                raise _unknown_shape_error(names[k], init_values[k], var, where_)
-            fix = _needed_fix(init_values[k], var, fixes.get(k))
+                    _is_scalar(slots.before[s]):
+                raise _unknown_shape_error(slots.labels[s], slots.before[s], var, where_)
+            fix = _needed_fix(slots.before[s], var, fixes.get(slots.keys[s]))
             if fix is not None:
-                raise _Retrace(k, fix)
+                raise _Retrace(slots.keys[s], fix)
             outs.append(var)
         return outs
 
-    probes = {k: f for k, f in fixes.items() if f.fallback is not None}
+    probes = {key: f for key, f in fixes.items() if f.fallback is not None}
     try:
-        outs = layers().while_loop(cond, body, [init[k] for k in carried])
+        outs = layers().while_loop(cond, body, [init[s] for s in carried])
     except _Retrace as e:
-        if attempt > 3 * len(names) + 2:
+        if attempt > 3 * len(slots.keys) + 2:
             raise RuntimeError(f"the loop{where_} keeps changing the types of its variables "
                                f"{list(names)}") from None
         fixes[e.index] = e.fix
+    except _NeedsTemplate as e:
+        templates[e.index] = e.tmpl
     except Exception:
         if not probes:
             raise
-        for k, f in probes.items():  # the probe's narrow dtypes failed: use what was seen
-            fixes[k] = _Fix(f.fallback, f.shape)
+        for key, f in probes.items():  # the probe's narrow dtypes failed: use what was seen
+            fixes[key] = _Fix(f.fallback, f.shape)
     else:
-        for k, out in zip(carried, outs):
-            mark_weak(out, is_weak(init[k]))
+        for s, out in zip(carried, outs):
+            mark_weak(out, is_weak(init[s]))
         set_args(merged(list(outs)))
         return
     set_args(init_values)
-    _rollback(program, block, mark)
-    return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1)
+    struct.rollback(program, block, point)
+    return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
+                         templates)
 
 
-def _current_program():
-    from core.static.program import default_main_program
-
-    return default_main_program()

@@ -8,6 +8,8 @@ else -- Python values, numpy arrays, eager Tensors -- runs plain Python, with ex
 Python's semantics. The helpers live by concern:
 
 * ``convert_state`` -- static-or-not, undefined names, closure state, values to Variables;
+* ``convert_struct`` -- nested values crossing a ``cond`` / ``while_loop``, placeholders for
+  pending return values, undoing a trace;
 * ``convert_cond`` -- ``if``, conditional expressions, ``and``/``or``/``not``, comparisons;
 * ``convert_loop`` and ``convert_iter`` -- ``while`` / ``for`` and their iterables;
 * ``tensor_list`` -- ``list.append`` / ``pop`` / indexing on lists or tensor arrays;
@@ -21,10 +23,12 @@ from .convert_cond import convert_compare, convert_ifelse, convert_ifexp, conver
     convert_logical_not, convert_logical_or
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_loop import convert_for_loop, convert_while_loop
-from .convert_state import UndefinedVar, check_defined, install_origin_provider, is_static
+from .convert_state import PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
+    is_static
 from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
 
 __all__ = [
+    "PendingReturn",
     "UndefinedVar",
     "check_defined",
     "convert_assert",

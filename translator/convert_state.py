@@ -5,6 +5,9 @@ names a construct modifies, and turning values into static Variables.
   static path; anything else (Python values, numpy arrays, eager Tensors) runs plain Python.
 * :class:`UndefinedVar` -- the value of a name not assigned on the path taken; any use
   raises ``UnboundLocalError`` naming it. :func:`check_defined` applies that to a result.
+  :class:`PendingReturn` -- the return value of a function every path of which ends in a
+  ``return``, before one has run: under a Tensor condition it may stand for any value (see
+  ``convert_struct.placeholder``), since the return flag guards every read of it.
 * :func:`closure_state` -- branch and loop bodies are generated functions that rebind the
   enclosing function's names through ``nonlocal``; their closure cells give
   ``(get_args, set_args)`` over those names (a name with no value yet reads as undefined).
@@ -18,12 +21,14 @@ names a construct modifies, and turning values into static Variables.
 from . import origin_info
 
 __all__ = [
+    "PendingReturn",
     "UndefinedVar",
     "check_defined",
     "closure_state",
     "dtype_name",
     "install_origin_provider",
     "is_static",
+    "is_pending",
     "is_undefined",
     "is_weak",
     "kind",
@@ -38,7 +43,7 @@ __all__ = [
 
 def is_static(value):
     """True for a static Variable (it has a ``block``; eager tensors have none)."""
-    if type(value) is UndefinedVar:
+    if isinstance(value, UndefinedVar):
         return False
     return getattr(value, "block", None) is not None and hasattr(value, "persistable") and \
         not _is_eager_tensor(value)
@@ -94,15 +99,28 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
     setattr(UndefinedVar, f"__r{_op}__", UndefinedVar._d2s_fail)
 
 
+class PendingReturn(UndefinedVar):
+    """The return value of a function whose every path ends in a ``return``, before a
+    ``return`` has run (the ``return`` pass's initial value). Used like any
+    :class:`UndefinedVar` it raises; a static ``cond`` / ``while_loop`` that sets it on one
+    path gives it a placeholder of the same structure on the others."""
+
+    __slots__ = ()
+
+
 def is_undefined(value):
-    return type(value) is UndefinedVar
+    return isinstance(value, UndefinedVar)
+
+
+def is_pending(value):
+    return isinstance(value, PendingReturn)
 
 
 def check_defined(result):
     """``result`` (a function's return value); an undefined value (or one inside a returned
     tuple/list) raises, as returning an unbound name does in Python."""
     for value in result if isinstance(result, (tuple, list)) else (result,):
-        if type(value) is UndefinedVar:
+        if isinstance(value, UndefinedVar):
             value._d2s_fail()
     return result
 
@@ -190,6 +208,8 @@ def kind(value):
         return "undefined"
     if value is None:
         return "None"
+    if isinstance(value, (tuple, list, dict)):
+        return f"a {type(value).__name__} of {len(value)}"
     return "a Tensor" if is_static(value) or hasattr(value, "dtype") else type(value).__name__
 
 

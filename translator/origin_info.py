@@ -3,8 +3,8 @@
 * :func:`to_source` prints a (converted) gast tree with ``ast.unparse`` and, for each
   statement, knows the user's line it stands for (every node keeps the ``lineno`` of the
   original node, and generated nodes get their origin's, see ``templates.replace``). With
-  ``with_origin`` a ``# file:line`` comment line (file's base name) precedes each statement whose origin differs
-  from the previous one's.
+  ``with_origin`` a ``# file:line`` comment line (file's base name) precedes each statement
+  whose origin differs from the previous one's.
 * :func:`register` records, for a synthetic file name (see ``loader.py``), the map from its
   lines to ``(user_file, user_line)``.
 * :func:`current_user_origin` walks the Python stack to the innermost frame running converted

@@ -20,7 +20,8 @@ read the annotations, so an analysis always matches the tree it describes):
     conservatively as reaching both the loop exit and the loop head; a ``try`` body is
     assumed to stop anywhere);
   - ``"defined_before"``: names bound by any statement that precedes it in source order in
-    the same function, the parameters, and the names the function declares ``nonlocal``. A name outside this set cannot hold a value yet.
+    the same function, the parameters, and the names the function declares ``nonlocal``. A
+    name outside this set cannot hold a value yet.
 
 Results are sets; every consumer orders them with ``sorted`` so generated code never depends
 on set iteration order.

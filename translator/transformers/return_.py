@@ -15,8 +15,11 @@ and the statements after a construct that may have returned run under
 * inside a loop, ``return`` also ``break``-s, and ``break_continue`` (which runs next) turns
   that into the loop's exit condition.
 
-The return value starts as ``None`` -- what Python returns from a path without ``return``.
-Nested functions are rewritten as their own scopes.
+The return value starts as ``None`` -- what Python returns from a path without ``return`` --
+unless every path of the function ends in a ``return`` (or a ``raise``, or a ``while True``
+loop it only leaves by returning): then it starts as ``_d2s.PendingReturn(name)``, which
+static ``cond`` / ``while_loop`` ops may replace with a placeholder on the paths that have
+not returned yet (``convert_struct``). Nested functions are rewritten as their own scopes.
 """
 import gast
 
@@ -26,6 +29,8 @@ from ..templates import replace
 __all__ = ["transform"]
 
 _LOOPS = (gast.For, gast.While)
+_HEAD_NONE = "flag = False\nvalue = None"
+_HEAD_PENDING = "flag = False\nvalue = helpers.PendingReturn(label)"
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ClassDef)
 
 
@@ -49,6 +54,22 @@ def _always_returns(stmts):
         return True
     if isinstance(last, gast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, gast.While):  # 'while True:' without 'break' ends only by returning
+        test = last.test
+        return isinstance(test, gast.Constant) and bool(test.value) and \
+            not _breaks(last.body)
+    return False
+
+
+def _breaks(stmts):
+    """Whether ``stmts`` hold a ``break`` of the loop they are the body of."""
+    todo = list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Break):
+            return True
+        if not isinstance(node, _SCOPES + _LOOPS):
+            todo.extend(gast.iter_child_nodes(node))
     return False
 
 
@@ -106,9 +127,11 @@ class _Return(gast.NodeTransformer):
                 body and not isinstance(body[-1], gast.Return) and _returns_in(body[-1:])):
             return node
         rewriter = _Rewriter(self.ctx)
+        head = replace(_HEAD_PENDING if _always_returns(body) else _HEAD_NONE, origin=node,
+                       flag=rewriter.flag, value=rewriter.value, helpers=self.ctx.helpers,
+                       label=constant(rewriter.value))
         new_body = rewriter.block(body, in_loop=False)
-        node.body = replace("flag = False\nvalue = None", origin=node, flag=rewriter.flag,
-                            value=rewriter.value) + new_body + replace(
+        node.body = head + new_body + replace(
             "return value", origin=body[-1], value=rewriter.value)
         return node
 
