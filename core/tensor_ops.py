@@ -139,7 +139,9 @@ class TensorOps:
         return _reduce("reduce_prod", self, axis, keepdim)
 
     def reshape(self, shape):
-        return apply("reshape", [self], {"shape": [int(s) for s in shape]})
+        from .layers.shape import reshape
+
+        return reshape(self, shape)
 
     def transpose(self, perm):
         return apply("transpose", [self], {"axis": [int(p) for p in perm]})

@@ -43,7 +43,10 @@ def convert_cast(x, kind):
     """``int(x)``/``float(x)``/``bool(x)``: a ``cast`` op for a static Variable, else Python."""
     py, dtype = _CASTS[kind]
     if is_static(x):
-        return mark_weak(layers().cast(x, dtype), kind != "bool")
+        out = layers().cast(x, dtype)
+        if out.shape and all(d == 1 for d in out.shape):
+            out = layers().reshape(out, [])  # one element, like the Python number eager gives
+        return mark_weak(out, kind != "bool")
     return py(x)
 
 

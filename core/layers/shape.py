@@ -81,10 +81,36 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     check_variable(x, "x", "reshape")
     if actual_shape is not None:
         shape = _ints(actual_shape, "actual_shape", "reshape")
+    if not _mode.in_dynamic_mode() and isinstance(shape, (list, tuple)) and \
+            any(is_variable_like(d) for d in shape):
+        out = _reshape_by_tensor(x, shape)
+        return apply(act, [out]) if act else out
     shape = _ints(shape, "shape", "reshape")
     _shape_error("reshape", "shape", reshape_target, x.shape, shape)
     out = apply("reshape", [x], {"shape": shape})
     return apply(act, [out]) if act else out
+
+
+def _reshape_by_tensor(x, shape):
+    """Static ``reshape`` where some dims are Variables (e.g. ``x.shape[0]`` of an unknown
+    batch): the target becomes an int64 tensor read at run time."""
+    from .creation import fill_constant
+    from .math import cast
+
+    parts, static_view = [], []
+    for k, d in enumerate(shape):
+        if is_variable_like(d):
+            if d.dtype.kind not in "iu" or [s for s in d.shape if s != 1]:
+                raise TypeError(f"reshape(): argument 'shape'[{k}] is a tensor of dtype "
+                                f"{d.dtype.name} and shape {list(d.shape)}; expected one integer")
+            parts.append(reshape(cast(d, "int64"), [1]))
+            static_view.append(-1)
+        else:
+            v = _int(d, "shape", "reshape")
+            parts.append(fill_constant([1], "int64", v))
+            static_view.append(v)
+    target = concat(parts, axis=0)
+    return apply("reshape_tensor", [x, target], {"shape": static_view})
 
 
 def transpose(x, perm, name=None):

@@ -70,6 +70,34 @@ class reshape(OpDef):
         return (douts[0].reshape(ins[0].shape),)
 
 
+@register_op
+class reshape_tensor(OpDef):
+    """``reshape`` whose target shape is the 1-D int tensor ``Shape``, known only at run time
+    (Paddle's ShapeTensor): ``x.reshape([x.shape[0], -1])`` with an unknown batch dim. The
+    ``shape`` attr is the static view: -1 where the tensor decides."""
+
+    inputs = ("X", "Shape")
+    nondiff_inputs = ("Shape",)
+    attrs = {"shape": []}
+
+    def infer(self, x, target, shape):
+        if len(target.shape) != 1 or target.shape[0] not in (-1, len(shape)):
+            raise ShapeError(f"reshape: the shape tensor has shape {list(target.shape)}, "
+                             f"expected [{len(shape)}]")
+        # NOTE: several dims may be unknown here; the run-time shape has at most one -1.
+        if sum(1 for d in shape if d == -1) > 1:
+            return Meta(tuple(int(x.shape[i]) if d == 0 else d for i, d in enumerate(shape)),
+                        x.dtype)
+        return Meta(reshape_target(x.shape, shape), x.dtype)
+
+    def forward(self, ctx, x, target, shape):
+        dims = [int(d) for d in target.reshape(-1).tolist()]
+        return ctx.xp.reshape(x, reshape_target(x.shape, dims))
+
+    def backward(self, ctx, ins, outs, douts, shape):
+        return douts[0].reshape(ins[0].shape), None
+
+
 def _check_perm(axis, rank, what):
     if sorted(int(a) % max(rank, 1) for a in axis) != list(range(rank)) or len(axis) != rank:
         raise ShapeError(f"{what}: axis {list(axis)} is not a permutation of the {rank} dims "

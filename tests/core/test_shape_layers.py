@@ -239,3 +239,23 @@ def test_static_inference_errors_name_the_shapes():
     with pytest.raises(ValueError, match=r"concat: input shapes \[\[2, 3\], \[2, 4\]\] differ "
                                          r"at dim 1"):
         infer("concat", [(2, 3), (2, 4)], axis=0)
+
+
+def test_static_reshape_with_a_variable_dim_reads_it_at_run_time():
+    main, startup = core.static.Program(), core.static.Program()
+    with core.static.program_guard(main, startup):
+        core.enable_static()
+        try:
+            x = core.static.data("x", [-1, 2, 3], "float32")
+            n = layers.shape(x)[0]
+            y = x.reshape([n, -1])
+            with pytest.raises(TypeError, match=r"'shape'\[0\] is a tensor of dtype float32"):
+                layers.reshape(x, [layers.cast(n, "float32"), -1])
+        finally:
+            core.disable_static()
+    assert y.shape == [-1, -1]
+    exe = core.Executor(core.CPUPlace())
+    for batch in (1, 4):
+        xv = np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3)
+        got, = exe.run(main, feed={"x": xv}, fetch_list=[y])
+        np.testing.assert_array_equal(got, xv.reshape(batch, 6))

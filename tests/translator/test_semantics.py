@@ -632,14 +632,13 @@ def test_shape_with_unknown_batch_dim():
     assert "shape" in op_types(static.concrete_program.main_program)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core: reshape() in static mode takes `shape` only as an attr of Python ints; an element "
-    "that is a static Variable (x.shape[0] of an unknown dim) raises TypeError. Needs a "
-    "ShapeTensor input on the reshape op (see the QA report)"))
 def test_reshape_with_an_unknown_dim_from_x_shape():
     static = declarative(flatten_batch, input_spec=[InputSpec([None, 2, 3])])
-    x = np.arange(12, dtype=np.float32).reshape(2, 2, 3)
-    assert_same(flatten_batch(tensor(x)), static(tensor(x)))
+    for batch in (2, 5):  # one Program, the batch size read at run time
+        x = np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3)
+        assert_same(flatten_batch(tensor(x)), static(tensor(x)))
+    main = static.get_concrete_program(tensor(x)).main_program
+    assert "reshape_tensor" in [op.type for op in main.global_block().ops]
 
 
 # -- list.append in loops ------------------------------------------------------------------------

@@ -128,3 +128,16 @@ CASES = {
         Case([np.float32(1.0).reshape(())], ref=lambda x: np.zeros(0, np.int32), name="0d"),
     ],
 }
+
+
+def _reshape_by(x, target, shape=None):
+    dims = [int(d) for d in np.asarray(target).reshape(-1)]
+    dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    return x.reshape(dims)
+
+
+CASES["reshape_tensor"] = [
+    Case([f32(2, 3, 2), np.array([2, -1], np.int64)], {"shape": [-1, -1]}, ref=_reshape_by),
+    Case([f32(4, 3), np.array([0, 3, 1], np.int32)], {"shape": [0, -1, 1]}, ref=_reshape_by,
+         name="copy-dim"),
+]
