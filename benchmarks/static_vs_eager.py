@@ -179,17 +179,17 @@ def bench_mnist(repeat):
         feed = {"img": x}
         got, = exe.run(main, feed=feed, fetch_list=[pred], scope=scope)
 
-        def eager():
+        def eager(x=x):
             with core.dygraph.guard(), core.no_grad():
                 return eager_model(core.to_tensor(x)).numpy()
 
         np.testing.assert_allclose(got, mnist_numpy(params, x), rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(eager(), got, rtol=1e-4, atol=1e-5)
         rows[batch] = {
-            "static": median_time(lambda: exe.run(main, feed=feed, fetch_list=[pred],
-                                                  scope=scope), repeat),
+            "static": median_time(lambda feed=feed: exe.run(main, feed=feed, fetch_list=[pred],
+                                                            scope=scope), repeat),
             "eager": median_time(eager, repeat),
-            "numpy": median_time(lambda: mnist_numpy(params, x), repeat),
+            "numpy": median_time(lambda x=x: mnist_numpy(params, x), repeat),
         }
     return rows
 

@@ -84,7 +84,7 @@ def _static_message(message):
         return None, None
     try:
         value = message()
-    except Exception:  # noqa: BLE001 -- Python would evaluate it only on failure
+    except Exception:  # Python would evaluate it only on failure
         return None, None
     if is_static(value):
         return None, [value]

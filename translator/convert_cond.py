@@ -77,7 +77,7 @@ def _same_python(a, b):
         return True
     try:
         return type(a) is type(b) and bool(a == b)
-    except Exception:  # noqa: BLE001 -- values without a plain ==
+    except Exception:  # values without a plain ==
         return False
 
 

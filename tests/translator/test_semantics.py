@@ -588,7 +588,7 @@ def test_print_of_a_tensor_inside_a_tensor_loop(capsys):
 
 def test_assert_on_a_tensor_passes_and_fails():
     static = check(assert_on_tensor, (f32(1.0, 4.0),), (f32(0.0, 9.0),), ops={"assert"})
-    with pytest.raises(Exception, match="x.min\\(\\) >= 0|assert"):
+    with pytest.raises(Exception, match=r"x\.min\(\) >= 0|assert"):
         static(tensor(f32(-1.0, 4.0)))
 
 
@@ -785,7 +785,7 @@ def test_list_append_in_both_branches_of_a_tensor_if():
 def gated_recurrence(x, w, n):
     h = x * 0.0
     outs = []
-    for i in range(n):
+    for _i in range(n):
         h = core.layers.tanh(h * w + x)
         if h.mean() > 0.2:
             h = h * 0.5
@@ -794,7 +794,7 @@ def gated_recurrence(x, w, n):
 
 
 def early_exit_loss(x, w):
-    for i in range(4):
+    for _i in range(4):
         x = x * w
         if x.abs().max() > 3.0:
             return (x * x).sum()
@@ -945,7 +945,7 @@ def test_loop_variable_changing_structure_is_a_clear_error():
             state = (x, x, x)
         return state
 
-    with pytest.raises(TypeError, match="'state' is a tuple of 2 before a loop.*tuple of 3"):
+    with pytest.raises(TypeError, match=r"'state' is a tuple of 2 before a loop .*tuple of 3"):
         declarative(f)(tensor(f32(1.0)))
 
 
