@@ -79,7 +79,8 @@ class increment(_Plumbing):
     def fast_kernel(self, xp, metas, step):
         if metas[0] is None or metas[0].dtype is None:
             return None
-        one = xp.asarray(step).astype(metas[0].dtype)
+        # NOTE: a numpy scalar step keeps a 0-d counter a numpy scalar (cheap arithmetic)
+        one = metas[0].dtype.type(step) if xp is np else xp.asarray(step).astype(metas[0].dtype)
         return lambda x: x + one
 
     def forward(self, ctx, x, step):

@@ -4,6 +4,8 @@
 the lower-rank operand's dims line up with the other's starting at ``axis``. Python scalars
 are weak operands (numpy 2 promotion).
 """
+import operator
+
 import numpy as np
 
 from ._shapes import (aligned_shape, align_for_axis, broadcast_shapes, ndim, ufunc_dtype,
@@ -31,6 +33,18 @@ class _Binary(OpDef):
         x, y = align_for_axis(x, y, axis)
         return getattr(ctx.xp, self.ufunc.__name__)(x, y)
 
+    def fast_kernel(self, xp, metas, axis):
+        if type(self).forward is not _Binary.forward:
+            return None
+        if xp is np and all(m is not None and len(m.shape) == 0 for m in metas):
+            # NOTE: 0-d operands (loop counters, predicates): numpy's ufunc returns a numpy
+            # scalar for them, and the Python operator on numpy scalars gives the same value
+            # and dtype without the ufunc call's overhead.
+            fn = _SCALAR_OPERATORS.get(self.ufunc)
+            if fn is not None:
+                return fn
+        return getattr(xp, self.ufunc.__name__) if axis == -1 else None
+
     def backward(self, ctx, ins, outs, douts, axis):
         x, y = ins
         xa, ya = align_for_axis(x, y, axis)
@@ -43,6 +57,15 @@ class _Binary(OpDef):
     def grads(self, ctx, x, y, out, dout):
         """Gradients w.r.t. the aligned operands, before un-broadcasting."""
         raise NotImplementedError
+
+
+_SCALAR_OPERATORS = {
+    np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
+    np.true_divide: operator.truediv, np.floor_divide: operator.floordiv, np.mod: operator.mod,
+    np.power: operator.pow, np.less: operator.lt, np.less_equal: operator.le,
+    np.greater: operator.gt, np.greater_equal: operator.ge, np.equal: operator.eq,
+    np.not_equal: operator.ne,
+}
 
 
 @register_op

@@ -58,6 +58,11 @@ class _Reduce(OpDef):
         if metas[0] is None or type(self).forward is not _Reduce.forward:
             return None
         axes = reduced_axes(len(metas[0].shape), dim, reduce_all)
+        ufunc = _REDUCING_UFUNCS.get(self.fn) if xp is np else None
+        if ufunc is not None and metas[0].dtype.kind == "f":
+            # NOTE: numpy's sum/max/... are Python wrappers around the ufunc's reduce (the same
+            # computation); calling reduce directly saves microseconds per call in loops.
+            return functools.partial(ufunc.reduce, axis=axes, keepdims=keep_dim)
         return functools.partial(getattr(xp, self.fn), axis=axes, keepdims=keep_dim)
 
     def backward(self, ctx, ins, outs, douts, dim, keep_dim, reduce_all):
@@ -66,6 +71,9 @@ class _Reduce(OpDef):
         kshape = reduced_shape(x.shape, axes, True)
         g = self.grad(ctx.xp, x, outs[0].reshape(kshape), douts[0].reshape(kshape), axes)
         return (g.astype(x.dtype, copy=False),)
+
+
+_REDUCING_UFUNCS = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}
 
 
 def _spread(xp, g, shape):

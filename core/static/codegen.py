@@ -20,6 +20,8 @@ import keyword
 import linecache
 import weakref
 
+import numpy as _np
+
 from ..ops.registry import KernelContext, Meta, OpDef, get_op, is_list_slot, slot_name
 from .analysis import CONTROL_FLOW_OPS, has_side_effect, op_reads, op_writes
 from .codegen_control_flow import ControlFlowEmitter
@@ -315,7 +317,7 @@ class _Generator(ControlFlowEmitter):
             return  # evaluated at compile time (_plan_hoisting)
         args = ["ctx"] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
-        fast = specialize(opdef, attrs, self.xp) or self._fast_kernel(block, op, opdef, attrs)
+        fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
         if fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]
@@ -356,6 +358,10 @@ class _Generator(ControlFlowEmitter):
         except Exception as e:
             raise CompileError(f"constant op '{op.type}' in block {block.idx} failed with attrs "
                                f"{attrs}: {type(e).__name__}: {e}") from e
+        if getattr(value, "ndim", None) == 0 and type(value) is _np.ndarray:
+            # NOTE: a 0-d numpy constant becomes a numpy scalar (what ufuncs return for 0-d
+            # inputs anyway): same values and dtype, and cheap Python-operator arithmetic.
+            value = value[()]
         self.ns[self.hoisted[id(v)]] = value
 
     def _grad(self, block, op):

@@ -74,3 +74,22 @@ CASES = {
     "logical_xor": [Case([_b, _c], ref=np.logical_xor)],
     "logical_not": [Case([_b], ref=np.logical_not)],
 }
+
+
+def _zero_d_cases(fn, ints=False):
+    """Two 0-d operands: the static compiler runs these with Python operators on numpy
+    scalars; values and dtypes must equal the ufunc's."""
+    if ints:
+        return [Case([np.array(7, np.int64), np.array(-3, np.int64)], ref=fn, name="0d-int"),
+                Case([np.array(7, np.int32), np.array(2.5, np.float32)], ref=fn, name="0d-mixed")]
+    return [Case([np.array(0.7, np.float32), np.array(-1.5, np.float32)], ref=fn, name="0d"),
+            Case([np.array(0.7, np.float64), np.array(3, np.int64)], ref=fn, name="0d-mixed")]
+
+
+for _op, _fn in (("elementwise_add", np.add), ("elementwise_sub", np.subtract),
+                 ("elementwise_mul", np.multiply), ("elementwise_div", np.true_divide)):
+    CASES[_op] = CASES[_op] + _zero_d_cases(_fn)
+for _op, _fn in (("elementwise_floordiv", np.floor_divide), ("elementwise_mod", np.mod),
+                 ("less_than", np.less), ("greater_equal", np.greater_equal),
+                 ("equal", np.equal), ("not_equal", np.not_equal)):
+    CASES[_op] = CASES[_op] + _zero_d_cases(_fn, ints=True)
