@@ -172,8 +172,11 @@ def _compile(func, only=None):
         factory = function_def("__d2s_factory", params, [fn_node] + replace(
             "return fn", fn=fn_node.name))
         module = gast.Module(body=[factory], type_ignores=[])
-        text, line_map = origin_info.to_source(module, ctx.filename, ctx.line_offset)
-        code = loader.load(text, ctx.filename, ctx.line_offset + 1, fn_node.name, line_map)
+        parsed = []
+        text, line_map = origin_info.to_source(module, ctx.filename, ctx.line_offset,
+                                               parsed=parsed)
+        code = loader.load(text, ctx.filename, ctx.line_offset + 1, fn_node.name, line_map,
+                           tree=parsed[0])
         if only is None:
             _code_cache[func.__code__] = code
     return code

@@ -8,6 +8,8 @@ and :func:`get_anno`. Keys in use (documented here so every pass agrees):
 
 * ``"extra_test"`` (on ``For`` / ``While``): an expression node that must also hold before
   each iteration; set by ``break_continue`` and read by ``loop``.
+* ``"declared_globals"`` (on a ``FunctionDef``): the names its ``global`` statements (nested
+  ones included) declare; cached by ``static_analysis.declared_globals``.
 * ``"origin"`` (on any statement): the user's line number (relative to the parsed source) a
   generated statement stands for.
 """

@@ -18,13 +18,14 @@ __all__ = ["load", "make_function"]
 _counter = itertools.count()
 
 
-def load(text, user_filename, user_line, fn_name, line_map):
-    """Compile ``text`` (a module defining one factory) → the inner function's code object."""
+def load(text, user_filename, user_line, fn_name, line_map, tree=None):
+    """Compile ``text`` (a module defining one factory) → the inner function's code object.
+    ``tree``, the ``ast`` parse of ``text`` when the caller has it, is compiled instead."""
     filename = f"<dy2static {user_filename}:{user_line} {fn_name}#{next(_counter)}>"
     lines = text.splitlines(True)
     linecache.cache[filename] = (len(text), None, lines, filename)
     origin_info.register(filename, user_filename, line_map)
-    module_code = compile(text, filename, "exec", dont_inherit=True)
+    module_code = compile(text if tree is None else tree, filename, "exec", dont_inherit=True)
     factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     return next(c for c in factory.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == fn_name)

@@ -56,16 +56,21 @@ def _pair_lines(orig, printed, out):
                 todo.extend(zip(la, lb))
 
 
-def to_source(tree, filename=None, line_offset=0, with_origin=False):
+def to_source(tree, filename=None, line_offset=0, with_origin=False, parsed=None):
     """``(text, line_map)`` for a gast tree: ``line_map[converted_line] = user_line``.
 
-    User lines are ``node.lineno + line_offset``. Comments name ``filename``.
+    User lines are ``node.lineno + line_offset``. Comments name ``filename``. ``parsed``, a
+    list, receives the ``ast`` tree of ``text`` (without origin comments it compiles to the
+    same code as ``text``, so the loader need not parse the text again).
     """
     pytree = gast.gast_to_ast(tree)
     ast.fix_missing_locations(pytree)
     text = ast.unparse(pytree)
     starts = {}
-    _pair_lines(pytree, ast.parse(text), starts)
+    reparsed = ast.parse(text)
+    if parsed is not None:
+        parsed.append(reparsed)
+    _pair_lines(pytree, reparsed, starts)
     out, line_map, last, origin = [], {}, None, None
     label = os.path.basename(filename) if filename else None
     for k, line in enumerate(text.splitlines(), start=1):

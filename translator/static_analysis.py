@@ -166,8 +166,13 @@ def kills(node):
 
 def declared_globals(fn_node):
     """Names the function declares ``global`` (they are not part of any local state)."""
-    return frozenset(n for s in gast.walk(fn_node) if isinstance(s, gast.Global)
-                     for n in s.names)
+    cached = get_anno(fn_node, "declared_globals")
+    if cached is None:
+        cached = frozenset(n for s in gast.walk(fn_node) if isinstance(s, gast.Global)
+                           for n in s.names)
+        # NOTE: passes add no ``global`` statements, so the answer holds for the whole run.
+        set_anno(fn_node, "declared_globals", cached)
+    return cached
 
 
 def live_in(node):
