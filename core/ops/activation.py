@@ -201,6 +201,19 @@ class softmax(_Act):
         e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
         return (e / xp.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
+    def fast_kernel(self, xp, metas, axis):
+        if xp is not np or metas[0] is None or np.dtype(metas[0].dtype).kind != "f":
+            return None
+        maximum, add, exp = np.maximum.reduce, np.add.reduce, np.exp
+
+        def kernel(x):
+            # NOTE: forward's computation with the ufuncs' reduce called directly (numpy's
+            # max/sum wrappers cost more than the arithmetic at small batch sizes).
+            e = exp(x - maximum(x, axis=axis, keepdims=True))
+            return e / add(e, axis=axis, keepdims=True)
+
+        return kernel
+
     def backward(self, ctx, ins, outs, douts, axis):
         out, dout = outs[0], douts[0]
         return (out * (dout - (dout * out).sum(axis=axis, keepdims=True)),)

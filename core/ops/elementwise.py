@@ -43,7 +43,10 @@ class _Binary(OpDef):
             fn = _SCALAR_OPERATORS.get(self.ufunc)
             if fn is not None:
                 return fn
-        return getattr(xp, self.ufunc.__name__) if axis == -1 else None
+        fn = getattr(xp, self.ufunc.__name__)
+        if axis == -1:
+            return fn
+        return _aligned_kernel(fn, metas, axis)
 
     def backward(self, ctx, ins, outs, douts, axis):
         x, y = ins
@@ -57,6 +60,22 @@ class _Binary(OpDef):
     def grads(self, ctx, x, y, out, dout):
         """Gradients w.r.t. the aligned operands, before un-broadcasting."""
         raise NotImplementedError
+
+
+def _aligned_kernel(fn, metas, axis):
+    """``fn`` with Paddle's ``axis`` alignment resolved at compile time: the lower-rank operand
+    (of fully known shape) is reshaped to the shape :func:`align_for_axis` would give it."""
+    if any(m is None for m in metas):
+        return None
+    x, y = metas
+    nx, ny = len(x.shape), len(y.shape)
+    if ny < nx and ny and -1 not in y.shape:
+        shape = aligned_shape(y.shape, nx, axis)
+        return lambda a, b: fn(a, b.reshape(shape))
+    if nx < ny and nx and -1 not in x.shape:
+        shape = aligned_shape(x.shape, ny, axis)
+        return lambda a, b: fn(a.reshape(shape), b)
+    return fn if nx == ny else None
 
 
 _SCALAR_OPERATORS = {
