@@ -14,8 +14,8 @@ Each template string is parsed once (cached) and deep-copied per use; nothing is
   ``Store``, ``Del``) is set to the placeholder's;
 * a list: statements spliced (moved, not copied) where the placeholder stands alone as a
   statement; expressions or identifiers spliced where the placeholder is an element of a
-  tuple/list, a call's arguments, a function's parameters or a ``nonlocal``/``global`` list. A ``nonlocal`` or
-  ``global`` statement left with no names is dropped.
+  tuple/list, a call's arguments, a function's parameters or a ``nonlocal``/``global`` list.
+  A ``nonlocal`` or ``global`` statement left with no names is dropped.
 
 Generated nodes carry no source location of their own: ``origin`` (a node) gives every
 generated node without a location that node's line, so origin comments point at the user's
