@@ -24,7 +24,8 @@ Unsupported constructs, and what happens (one choice per construct):
 * ``global`` names assigned under converted control flow are declared ``global`` in the
   generated functions; ``nonlocal`` works (generated functions re-declare it).
 * ``try``/``with`` around tensor control flow: converted like any block; the ``cond``/
-  ``while`` op is built inside the ``try``/``with``.
+  ``while`` op is built inside the ``try``/``with``, so an ``except`` catches errors raised
+  while the Program is built, not those the executor raises when it runs.
 """
 import inspect
 import textwrap

@@ -11,6 +11,10 @@ by leaf (``convert_struct``) and both branches must give it the same structure. 
 appends to its own copy of a list, so ``l.append`` under a Tensor ``if`` adds one item. A
 pending return value (``convert_state.PendingReturn``) set by one branch only gets a
 placeholder in the other (traced again when the first-traced branch is the one left pending).
+
+``x and y`` / ``x or y`` with a static ``x`` give the operand Python would return (``[0] and
+999999`` is ``[0]``, not Paddle's 999999); as a ``cond`` output has one dtype, operands of
+different dtypes give their common dtype (``bool_tensor and int_tensor`` is int64).
 """
 import operator
 

@@ -23,8 +23,11 @@ with unknown dims) is left to ``while_loop``'s own error.
 
 A loop variable holding a tuple or dict (``state = (h, c)``, ``return x, i`` in the loop)
 is split into one loop variable per leaf (``convert_struct``) and must keep its structure. A
-pending return value (``convert_state.PendingReturn``) that the body sets enters the loop as a
-placeholder of the structure the body gives it (the loop is traced again).
+name first bound inside the loop and used after it, and a pending return value
+(``convert_state.PendingReturn``) that the body sets, enter the loop as a placeholder of the
+structure the body gives them (zeros of the body's dtype; unknown dims 1, relaxed to -1 by
+``while_loop``) and the loop is traced again. When the loop runs no iteration such a name
+holds that placeholder after it, where eager Python would raise ``UnboundLocalError``.
 """
 import builtins
 import collections
@@ -33,7 +36,7 @@ import functools
 from .convert_cond import convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
-from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_weak, kind,
+from .convert_state import (closure_state, dtype_name, is_static, is_undefined, is_weak, kind,
                             layers, mark_weak, number_dtype, to_variable, weak_supported, where)
 from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
 
@@ -198,7 +201,8 @@ def _unknown_shape_error(name, before, var, where_):
 
 
 class _NeedsTemplate(Exception):
-    """Return value ``index`` is pending before the loop and set by its body."""
+    """Loop variable ``index`` (a name or a pending return value) is undefined before the loop
+    and set by its body."""
 
     def __init__(self, index, tmpl):
         super().__init__(index)
@@ -253,7 +257,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     program = struct.current_program()
     block = program.current_block()
     point = struct.mark(program, block)
-    slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_pending(v)
+    slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_undefined(v)
                            else v for k, v in enumerate(init_values)])
     init = list(slots.before)
     carried, constants = [], {}
@@ -293,7 +297,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             raise
         named = get_args()
         for k, (before, value) in enumerate(zip(init_values, named)):
-            if is_pending(before) and k not in templates and value is not before:
+            if is_undefined(before) and k not in templates and not is_undefined(value):
                 raise _NeedsTemplate(k, struct.template(value, _LOOP_KINDS))
         values = slots.split(named, where_)
         for s, const in constants.items():

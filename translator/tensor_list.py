@@ -79,12 +79,43 @@ def convert_list_append(target, value):
 
 
 def convert_list_pop(target, *index):
-    """``target.pop(*index)`` -> ``(target, item)``; a tensor array reads its last item."""
-    if is_array(target):
-        lay = layers()
-        i = index[0] if index else lay.array_length(target) - 1
-        return target, lay.array_read(target, to_variable(i))
-    return target, target.pop(*index)
+    """``target.pop(*index)`` -> ``(target, item)``. On a tensor array: ``item`` is
+    ``array_read`` of item ``index`` (default -1, negative counted from the end) and ``target``
+    is a new array without it (copied by a ``while_loop``: tensor arrays have no removal op)."""
+    if not is_array(target):
+        return target, target.pop(*index)
+    lay = layers()
+    i = _array_index(target, index[0] if index else -1)
+    return _array_without(target, i), lay.array_read(target, i)
+
+
+def _array_index(array, index):
+    """``index`` into ``array`` as an int64 Variable, a negative one counted from the end."""
+    lay = layers()
+    length = lay.array_length(array)
+    if is_static(index):
+        index = lay.cast(index, "int64")
+        return index + length * lay.cast(index < 0, "int64")
+    return length + index if index < 0 else to_variable(index, length)
+
+
+def _array_without(array, index):
+    """A new tensor array holding ``array``'s items except item ``index`` (an int64 Variable
+    in range), in order: ``new[j] = array[j + (j >= index)]``."""
+    lay = layers()
+    last = lay.array_length(array) - 1
+    fresh = lay.create_array(dtype_name(array))
+    if is_guessed(array):
+        mark_guessed(fresh)
+
+    def cond(j, out):
+        return j < last
+
+    def body(j, out):
+        source = j + lay.cast(j >= index, "int64")
+        return j + 1, lay.array_write(lay.array_read(array, source), j, array=out)
+
+    return lay.while_loop(cond, body, [lay.fill_constant([1], "int64", 0), fresh])[1]
 
 
 def convert_list_getitem(target, index):

@@ -1,4 +1,5 @@
 """convert_to_static, get_code, get_passes, caching, closures and unsupported syntax."""
+import numpy as np
 import pytest
 
 from translator import convert as c
@@ -87,3 +88,52 @@ def set_global(x):
     if x > 0:
         GLOBAL_VALUE = x
     return GLOBAL_VALUE
+
+
+# -- constructs the module docstring says are converted like any block ----------------------------
+def try_around_tensor_if(x):
+    try:
+        if x.sum() > 0:
+            y = x * 2.0
+        else:
+            y = x - 1.0
+    except ZeroDivisionError:
+        y = x
+    finally:
+        x = x + 0.5
+    return x, y
+
+
+def make_scaled_loop():
+    scale = 2.0
+    calls = 0
+
+    def scaled_loop(x, n):
+        nonlocal calls
+        calls += 1
+        i = 0
+        while i < n:
+            x = x * scale
+            i += 1
+        return x
+
+    return scaled_loop, lambda: calls
+
+
+def test_try_around_tensor_control_flow_builds_the_op_inside_it():
+    from . import test_semantics as sem
+
+    x = np.array([1.0, 2.0], np.float32)
+    sem.check(try_around_tensor_if, (x,), (-x,), ops={"cond"})
+
+
+def test_nonlocal_in_a_function_with_a_tensor_loop():
+    from . import test_semantics as sem
+
+    fn, calls = make_scaled_loop()
+    x = np.array([1.0, -2.0], np.float32)
+    static = sem.check(fn, (x, np.array(0)), (x, np.array(3)), ops={"while"})
+    assert static.translations == 1
+    before = calls()
+    static(sem.tensor(x), sem.tensor(np.array(2)))
+    assert calls() == before  # a cache hit runs the Program, not the Python body

@@ -116,5 +116,7 @@ def test_static_ifexp(value):
 @needs_static_control_flow
 def test_static_defined_in_one_branch_is_a_clear_error():
     x = np.array([1.0], dtype="float32")
-    with pytest.raises(TypeError, match=r"variable 'y'.*both branches"):
+    with pytest.raises(TypeError, match=r"variable 'y'.*both branches") as info:
         run_static(one_branch, [x])
+    line = one_branch.__code__.co_firstlineno + 1  # the `if`
+    assert f"{__file__}:{line})" in str(info.value)

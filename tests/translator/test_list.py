@@ -156,3 +156,52 @@ def test_python_list_indexing_is_python():
         return out[-1], out[0], out[1:]
 
     assert both(f, 4) == (f(4),) * 2
+
+
+# -- pop on a tensor array: the item is removed -----------------------------------------------
+def pop_forms(x, n):
+    stack = [x, x * 2.0, x * 3.0]
+    total = x * 0.0
+    i = 0
+    while i < n:
+        stack.append(x * 10.0)
+        stack.pop()  # a statement
+        top = stack.pop()  # an assignment
+        total = total + stack.pop(0) * 0.5 + top  # inside an expression, from the front
+        stack.append(top + 1.0)
+        stack.append(x * -1.0)
+        total = total + stack.pop(-2)  # a negative index
+        i += 1
+    return core.layers.stack(stack), total
+
+
+def pop_after_a_static_loop(x, w, n):
+    hs = []
+    h = x
+    for _i in range(n):
+        h = core.layers.tanh(h * w)
+        hs.append(h)
+    first = hs.pop(0)
+    return core.layers.stack(hs).sum() + first.sum() * 2.0
+
+
+@needs_static_control_flow
+def test_pop_removes_the_item_from_a_tensor_array():
+    from . import test_semantics as sem
+
+    x = np.array([1.0, -2.0], np.float32)
+    static = sem.check(pop_forms, (x, np.array(0)), (x, np.array(1)), (x, np.array(2)),
+                       ops={"while", "read_from_array"})
+    assert static.translations == 1
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("n", [2, 4])
+def test_gradient_through_pop_of_a_tensor_array(n):
+    from . import test_semantics as sem
+
+    x, w = np.array([0.3, -0.2], np.float32), np.array([0.9, 1.1], np.float32)
+    (le, ge), (ls, gs) = sem._gradients(pop_after_a_static_loop, [x, w], np.array(n))
+    assert ls == pytest.approx(le, rel=1e-5)
+    for a, b in zip(gs, ge):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)

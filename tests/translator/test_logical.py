@@ -101,3 +101,59 @@ def test_static_not(xv):
 
     out, _ = run_static(f, [np.array([xv], dtype="float32")])
     assert bool(out) == (not xv > 0)
+
+
+# -- one Program, run on inputs where the right operand is / is not needed ------------------------
+def _checked_positive(x):
+    assert x.min() > 0, "the right operand ran"
+    return x.max() > 1.0
+
+
+def and_guards_an_assert(x):
+    return x.min() > 0 and _checked_positive(x)
+
+
+def or_guards_an_assert(x):
+    return x.min() <= 0 or _checked_positive(x)
+
+
+def or_value(x, y):
+    return x or y
+
+
+def and_number(x):
+    return x and 999999
+
+
+@needs_static_control_flow
+@pytest.mark.parametrize("fn", [and_guards_an_assert, or_guards_an_assert])
+def test_right_operand_ops_run_only_when_needed(fn):
+    from . import test_semantics as sem
+
+    # the right operand's Assert fails for the non-positive inputs: the executor only gets
+    # through them when the Assert sits in a cond branch that is not taken
+    sem.check(fn, (sem.f32(2.0, 3.0),), (sem.f32(0.5, 0.7),), (sem.f32(-1.0, 3.0),),
+              (sem.f32(0.0, 0.0),), ops={"cond", "assert"})
+
+
+@needs_static_control_flow
+def test_static_and_or_give_the_operand_python_gives():
+    from translator import ProgramTranslator, declarative
+
+    from . import test_semantics as sem
+
+    exe = core.Executor(core.CPUPlace())
+    seven = np.array([7], np.int64)
+    for fn, args in ((or_value, (seven,)), (and_number, ())):
+        static = declarative(fn)
+        zero = sem.tensor(np.array([0], np.int64))
+        main, startup, inputs, outputs = ProgramTranslator().get_program(
+            static, zero, *map(sem.tensor, args))
+        assert "cond" in op_types(main)
+        exe.run(startup)
+        for xv in (0, 5):
+            x = np.array([xv], np.int64)
+            feed = {v.name: a for v, a in zip(inputs, (x,) + args)}
+            (got,) = exe.run(main, feed=feed, fetch_list=outputs)
+            expected = fn(sem.tensor(x), *map(sem.tensor, args))
+            assert got.tolist() == np.reshape(as_array(expected), [1]).tolist()  # 999999 vs 0

@@ -236,3 +236,65 @@ def test_counter_stays_weak_in_float_arithmetic(n):
     expected = as_array(scaled_sum(core.to_tensor(x), n))
     assert out.dtype == expected.dtype == np.float32
     np.testing.assert_allclose(out, expected)
+
+
+# -- shapes that change across iterations; names first bound in a loop -------------------------
+def grow_by_concat(x, n):
+    out = x
+    i = 0
+    while i < n:
+        out = core.layers.concat([out, x * (i + 1.0)], axis=0)
+        i += 1
+    return out
+
+
+def last_step_of_while(x, n):
+    i = 0
+    while i < n:
+        y = x * (i + 1.0)
+        i += 1
+    return y, i
+
+
+def last_row_doubled(x):
+    for row in x:
+        last = row * 2.0
+    return last
+
+
+def _sem():
+    from . import test_semantics  # imports this module: import it when a test runs
+
+    return test_semantics
+
+
+@needs_static_control_flow
+def test_growing_concat_gets_its_changing_dim_relaxed():
+    from translator import ProgramTranslator
+
+    sem = _sem()
+    x = np.array([[1.0, 2.0]], np.float32)
+    static = sem.check(grow_by_concat, (x, np.array(0)), (x, np.array(1)), (x, np.array(4)),
+                       ops={"while", "concat"})
+    assert static.translations == 1  # one Program serves every trip count
+    outs = ProgramTranslator().get_program(static, sem.tensor(x), sem.tensor(np.array(2)))[3]
+    assert list(outs[0].shape) == [-1, 2]
+
+
+@needs_static_control_flow
+def test_name_first_bound_in_a_tensor_loop_is_usable_after_it():
+    from translator import InputSpec, declarative
+
+    sem = _sem()
+    x = np.array([1.0, -2.0], np.float32)
+    sem.check(last_step_of_while, (x, np.array(1)), (x, np.array(3)), ops={"while"})
+    sem.check(last_row_doubled, (np.arange(6, dtype=np.float32).reshape(3, 2),), ops={"while"})
+    static = declarative(last_row_doubled, input_spec=[InputSpec([None, 2])])
+    for rows in (1, 4):
+        value = np.arange(rows * 2, dtype=np.float32).reshape(rows, 2)
+        sem.assert_same(last_row_doubled(sem.tensor(value)), static(sem.tensor(value)))
+    assert static.translations == 1
+    # documented: after a loop that ran no iteration the name holds the placeholder (zeros)
+    y, i = declarative(last_step_of_while)(sem.tensor(x), sem.tensor(np.array(0)))
+    np.testing.assert_array_equal(as_array(y), np.zeros(2, np.float32))
+    assert int(as_array(i)) == 0

@@ -233,6 +233,29 @@ def test_batch_norm_inside_declarative_matches_eager(training):
         assert np.abs(results[1][1]).sum() > 0  # the running mean moved
 
 
+def test_train_eval_switching_on_one_instance_matches_eager():
+    """One Layer switched train -> eval -> train: batch_norm uses batch statistics and updates
+    its running ones only in training, in the converted program as in eager mode."""
+    x = np.random.default_rng(1).standard_normal((4, 2, 5, 5)).astype(np.float32)
+    results = []
+    for enabled in (False, True):
+        ProgramTranslator().enable(enabled)
+        core.seed(3)
+        net = _ConvBN()
+        outs = []
+        for mode in ("train", "eval", "eval", "train"):
+            getattr(net, mode)()
+            outs.append(net(t(x * (len(outs) + 1))).numpy())
+            outs.append(net.bn._mean.numpy().copy())
+        results.append(outs)
+    ProgramTranslator().enable(True)
+    for eager_v, static_v in zip(*results):
+        np.testing.assert_allclose(static_v, eager_v, rtol=1e-4, atol=1e-5)
+    eager = results[0]
+    np.testing.assert_array_equal(eager[3], eager[1])  # eval left the running mean alone
+    assert not np.allclose(eager[7], eager[5])  # training moved it again
+
+
 def test_gradient_through_a_while_loop_with_constants_in_its_body():
     """A constant created inside the loop body is read by the loop's gradient block; the
     backward-only plan must define it too."""

@@ -3,6 +3,9 @@ of such lists.
 
 * ``l.append(v)`` (a statement) -> ``l = _d2s.convert_list_append(l, v)``;
 * ``y = l.pop(i)`` -> ``l, y = _d2s.convert_list_pop(l, i)`` (also as a bare statement);
+  elsewhere in an expression (``s = s + l.pop()``), ``l.pop(i)`` -> ``((p :=
+  _d2s.convert_list_pop(l, i)), (l := p[0]))[0][1]``, which rebinds ``l`` in evaluation order
+  (not inside comprehensions, where Python forbids some assignment expressions);
 * ``l[i]`` (a load, ``i`` not a slice) of a name the function appends to or pops from ->
   ``_d2s.convert_list_getitem(l, i)``.
 
@@ -61,6 +64,7 @@ class _List(gast.NodeTransformer):
         self.locals = sa.writes(fn_node.body) | sa.writes(fn_node.args) - \
             sa.declared_globals(fn_node)
         self.lists = _list_names(fn_node, self.locals)
+        self.in_comprehension = False
 
     def visit_FunctionDef(self, node):
         saved = self.locals, self.lists
@@ -88,27 +92,51 @@ class _List(gast.NodeTransformer):
                                      helpers=self.ctx.helpers, target=node.value.id,
                                      index=node.slice)
 
+    def _visit_args(self, call):
+        call.args = [self.visit(a) for a in call.args]
+        return call
+
     def visit_Expr(self, node):
-        self.generic_visit(node)
         call = node.value
         if _method_call(call, "append", self.locals) and len(call.args) == 1:
+            self._visit_args(call)
             return replace("target = helpers.convert_list_append(target, value)", origin=node,
                            helpers=self.ctx.helpers, target=call.func.value.id,
                            value=call.args[0])
         if _method_call(call, "pop", self.locals):
+            self._visit_args(call)
             return replace("target, popped = helpers.convert_list_pop(target, index)",
                            origin=node, helpers=self.ctx.helpers, target=call.func.value.id,
                            popped=self.ctx.new_name("popped"), index=list(call.args))
-        return node
+        return self.generic_visit(node)
 
     def visit_Assign(self, node):
-        self.generic_visit(node)
         call = node.value
         if len(node.targets) == 1 and _method_call(call, "pop", self.locals):
+            self._visit_args(call)
+            node.targets = [self.visit(t) for t in node.targets]
             return replace("target, result = helpers.convert_list_pop(target, index)",
                            origin=node, helpers=self.ctx.helpers, target=call.func.value.id,
                            result=node.targets[0], index=list(call.args))
-        return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.in_comprehension or not _method_call(node, "pop", self.locals):
+            return node
+        return replace_as_expression(
+            "((popped := helpers.convert_list_pop(target, index)), (target := popped[0]))[0][1]",
+            origin=node, helpers=self.ctx.helpers, target=node.func.value.id,
+            popped=self.ctx.new_name("popped"), index=list(node.args))
+
+    def _visit_comprehension(self, node):
+        saved, self.in_comprehension = self.in_comprehension, True
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.in_comprehension = saved
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
 
 def transform(node, ctx):
