@@ -3,10 +3,10 @@
 It builds the seed's program — ``data`` -> ``fc(size=1)`` -> ``square_error_cost`` -> ``mean``
 -> ``SGD(0.001).minimize`` — trains it for 500 full-batch steps with an ``Executor`` on
 ``CPUPlace``, saves it with ``save_inference_model``, loads it back into a fresh scope and
-predicts. The seed trained on the UCI housing data (13 features); that is not bundled, so this
-version uses the seed's own toy variant: a deterministic synthetic set of four features with
-``y = 2a + 3b + 4c + 5d``, and checks that the reloaded model predicts ``[9, 5, 2, 10]`` within
-1% of the true 91.
+predicts. The seed's quick-start variant learns ``y = 4a + 6b + 7c + 2d`` from four features
+(the UCI housing data of the full fluid example is not bundled); here the training set is a
+deterministic synthetic one, and the script checks that the reloaded model predicts
+``[9, 5, 2, 10]`` within 1% of the true value 100.
 
 Run: ``python examples/fit_a_line.py [MODEL_DIR]`` (default: a temporary directory).
 """
@@ -18,7 +18,7 @@ import numpy as np
 import core
 from core import layers
 
-TRUE_W = np.array([2.0, 3.0, 4.0, 5.0], dtype=np.float32)
+TRUE_W = np.array([4.0, 6.0, 7.0, 2.0], dtype=np.float32)  # y = 4a + 6b + 7c + 2d
 QUERY = np.array([[9.0, 5.0, 2.0, 10.0]], dtype=np.float32)
 STEPS = 500
 

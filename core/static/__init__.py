@@ -8,7 +8,6 @@ from . import program as program
 from . import scope as scope
 from .backward import append_backward, gradients
 from .builder import create_global_var
-from .builder import create_parameter as create_parameter
 from .builder import op_role_guard as op_role_guard
 from .builder import set_origin_provider as set_origin_provider
 from .compiled import CompiledProgram
@@ -38,6 +37,7 @@ __all__ = [
                       "Variable",
                       "append_backward",
                       "create_global_var",
+                      "create_parameter",
                       "data",
                       "default_main_program",
                       "default_startup_program",
@@ -47,3 +47,14 @@ __all__ = [
                       "program_guard",
                       "scope_guard",
 ]
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """``paddle.static.create_parameter``: a trainable Parameter of the main program's global
+    block, initialised by an op in the startup program (in eager mode an eager Parameter).
+    The builder's lower-level form is :func:`core.static.builder.create_parameter`."""
+    from ..layers.creation import create_parameter as _create
+
+    return _create(shape, dtype, name=name, attr=attr, is_bias=is_bias,
+                   default_initializer=default_initializer)

@@ -15,6 +15,7 @@ deleted after their last use. The source is compiled under a synthetic file name
 messages.
 """
 import collections
+import difflib
 import itertools
 import keyword
 import linecache
@@ -140,7 +141,7 @@ class _Generator(ControlFlowEmitter):
             defined.update(op_writes(op))
         for n in fetch_names:
             if gb._find_var_recursive(n) is None:
-                raise CompileError(f"fetch '{n}' is not a variable of the program")
+                raise CompileError(_unknown_fetch_message(self.program, n))
             if n not in defined and n not in ext:
                 ext.append(n)
         ext_vars = [(n, self.var(gb, n, _Fetch)) for n in ext]
@@ -402,3 +403,15 @@ class _FetchOp:
 
 
 _Fetch = _FetchOp()
+
+
+def _unknown_fetch_message(program, name):
+    """Why ``name`` cannot be fetched: where it lives, or which names come close."""
+    msg = f"fetch '{name}' is not a variable of the program's global block"
+    inner = [b.idx for b in program.blocks[1:] if name in b.vars]
+    if inner:
+        return (f"{msg}: it is local to block {inner[0]} (the body of a cond / while); fetch "
+                "the control-flow op's outputs instead")
+    close = difflib.get_close_matches(name, list(program.global_block().vars), n=3)
+    return msg + (f"; did you mean {close}?" if close else
+                  "; expected a Variable of the program or its name")

@@ -49,20 +49,26 @@ class Executor:
         scope = global_scope() if scope is None else scope
         feed = self._feed_dict(feed)
         fetch_names = self._fetch_names(fetch_list)
-        plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache)
-        values = []
         gb = program.global_block()
+        for name in feed:
+            if gb._find_var_recursive(name) is None:
+                raise ValueError(_unknown_feed_message(program, name))
+        plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache)
+        values, used = [], 0
         for name, var in plan.ext:
             if name in feed:
                 values.append(self._check_feed(gb, name, feed[name]))
+                used += 1
                 continue
             val = scope._vars.get(name)
             if val is None:
                 raise RuntimeError(_missing_message(name, var))
             values.append(val)
-        for name in feed:
-            if gb._find_var_recursive(name) is None:
-                raise ValueError(_unknown_feed_message(program, name))
+        if used < len(feed):  # feeds the fetches do not need are still checked
+            needed = {name for name, _ in plan.ext}
+            for name in feed:
+                if name not in needed:
+                    self._check_feed(gb, name, feed[name])
         ctx = plan.fn.__globals__["ctx"]
         ctx._rng_source = self._rng_source(program)
         try:

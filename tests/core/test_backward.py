@@ -131,3 +131,58 @@ def test_static_training_with_optimizer_reduces_loss():
     losses = [float(exe.run(main, feed={"x": xv}, fetch_list=[loss], scope=scope)[0])
               for _ in range(20)]
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_append_backward_parameter_list_and_parameters_inside_control_flow():
+    """Only the listed parameters get gradients; parameters read inside a while loop and a
+    cond branch get the gradient central differences give."""
+    v0 = np.array([0.3, -0.2, 0.5])
+
+    def fn():
+        x = static.data("x", [2, 3], "float64")
+        w = _param("w_l", W0)
+        v = _param("v_l", v0)
+        i = layers.fill_constant([1], "int64", 0)
+
+        def body(i, h):
+            h = layers.cond(layers.reduce_sum(h) > 0.0, lambda: h * v, lambda: h + v)
+            return [i + 1, h]
+
+        _, h = layers.while_loop(lambda i, h: i < 3, body, [i, x])
+        return x, layers.mean(layers.matmul(h, w) ** 2)
+
+    main, startup, (_x, loss) = build(fn)
+    with static.program_guard(main, startup), static_mode_guard():
+        only_v = static.append_backward(loss, parameter_list=["v_l"])
+    assert [(p.name, g.name) for p, g in only_v] == [("v_l", "v_l@GRAD")]
+    assert main.global_block()._find_var_recursive("w_l@GRAD") is None
+    with pytest.raises(ValueError, match="parameter 'nope' is not in the loss's program"):
+        static.append_backward(loss, parameter_list=["nope"])
+    main, startup, (_x, loss) = build(fn)
+    with static.program_guard(main, startup), static_mode_guard():
+        pairs = dict((p.name, g) for p, g in static.append_backward(loss))
+    assert sorted(pairs) == ["v_l", "w_l"]
+    scope = static.Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    xv = np.array([[0.5, 1.0, -0.25], [-1.0, -0.5, -2.0]])
+    got_w, got_v = exe.run(main, feed={"x": xv}, fetch_list=[pairs["w_l"], pairs["v_l"]],
+                           scope=scope)
+
+    def f(wv, vv):
+        h = xv
+        for _ in range(3):
+            h = h * vv if h.sum() > 0 else h + vv
+        return float(np.mean((h @ wv) ** 2))
+
+    def num(fun, p):
+        g = np.zeros_like(p)
+        for idx in np.ndindex(*p.shape):
+            a, b = p.copy(), p.copy()
+            a[idx] += 1e-6
+            b[idx] -= 1e-6
+            g[idx] = (fun(a) - fun(b)) / 2e-6
+        return g
+
+    np.testing.assert_allclose(got_w, num(lambda a: f(a, v0), W0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got_v, num(lambda a: f(W0, a), v0), rtol=1e-6, atol=1e-9)

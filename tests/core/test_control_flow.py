@@ -440,3 +440,136 @@ def test_assert_static_raises_with_values():
 def test_assert_eager_raises_at_once():
     with pytest.raises(AssertionError, match="Assert failed"):
         layers.Assert(core.to_tensor(np.array([False])))
+
+
+# -- one function, both modes ----------------------------------------------------------------------
+def both_modes(fn, feed):
+    """``fn(*inputs)`` eagerly on tensors and as a static Program run by the Executor; returns
+    (eager results, static results) as lists of arrays."""
+    flat_eager = [np.asarray(getattr(v, "numpy", lambda v=v: v)())
+                  for v in fn(*[core.to_tensor(a) for a in feed.values()])]
+
+    def build_fn():
+        return fn(*[static.data(k, list(a.shape), a.dtype) for k, a in feed.items()])
+
+    main, _, outs = build(build_fn)
+    return flat_eager, run(main, feed, list(outs))
+
+
+def _nested(x, k):
+    s = layers.reduce_sum(x)
+
+    def big():
+        return {"y": layers.cond(s > 10.0, lambda: x * 0.5, lambda: x), "n": (s, x + 1.0)}
+
+    out = layers.cond(s > 0.0, big, lambda: {"y": -x, "n": (s * 0.0, x - 1.0)})
+    i = layers.fill_constant([1], "int64", 0)
+    arr = layers.create_array("float64")
+
+    def body(i, acc):
+        acc = acc + layers.cast(i, "float64")
+        layers.array_write(acc, i, arr)
+        return [layers.increment(i, 1.0, in_place=False), acc]
+
+    i, acc = layers.while_loop(lambda i, acc: i < k, body,  # trip count from the data
+                               [i, layers.reshape(s, [1])])
+    picked = layers.switch_case(k, {1: lambda: acc * 10.0, 2: lambda: acc * 20.0},
+                                default=lambda: acc)
+    ranked = layers.case([(k < 2, lambda: x * 0.0), (k < 4, lambda: x * 3.0)],
+                         default=lambda: x)
+    return [out["y"], out["n"][0], out["n"][1], i, acc, layers.array_length(arr),
+            layers.array_read(arr, layers.fill_constant([1], "int64", 0)), picked, ranked]
+
+
+@pytest.mark.parametrize("xv,kv", [([1.0, 2.0], 1), ([8.0, 9.0], 2), ([-1.0, -2.0], 3),
+                                   ([3.0, 0.5], 5)])
+def test_eager_and_static_agree_on_nested_control_flow(xv, kv):
+    eager, got = both_modes(_nested, {"x": np.array(xv), "k": np.array([kv], np.int64)})
+    assert len(eager) == len(got) == 9
+    for e, g in zip(eager, got):
+        np.testing.assert_allclose(np.asarray(g).reshape(-1), np.asarray(e).reshape(-1))
+    s = float(np.sum(xv))
+    assert int(got[3].reshape(-1)[0]) == kv and int(got[5].reshape(-1)[0]) == kv
+    np.testing.assert_allclose(got[4], [s + sum(range(kv))])
+
+
+def test_gradient_through_case_and_switch_case_matches_numeric():
+    def fn():
+        x = static.data("x", [3], "float64")
+        k = static.data("k", [1], "int64")
+        a = layers.switch_case(k, {0: lambda: x * x, 1: lambda: layers.exp(x)},
+                               default=lambda: x * 5.0)
+        b = layers.case([(layers.reduce_sum(x) > 1.0, lambda: a * x)], default=lambda: a - x)
+        loss = layers.reduce_sum(b)
+        return x, static.gradients([loss], [x])[0]
+
+    main, _, (_x, gx) = build(fn)
+
+    def f(xv, kv):
+        a = xv * xv if kv == 0 else np.exp(xv) if kv == 1 else xv * 5.0
+        return float((a * xv if xv.sum() > 1.0 else a - xv).sum())
+
+    for xv in (np.array([0.5, 1.0, 0.25]), np.array([-0.5, 0.1, 0.2])):
+        for kv in (0, 1, 2):
+            got, = run(main, {"x": xv, "k": np.array([kv])}, [gx])
+            np.testing.assert_allclose(got, numeric_grad(lambda a, kv=kv: f(a, kv), xv),
+                                       rtol=1e-6, atol=1e-8)
+
+
+def test_print_inside_a_branch_inside_a_loop_prints_only_when_taken(capsys):
+    def fn():
+        i = layers.fill_constant([1], "int64", 0)
+
+        def body(i):
+            layers.cond(i % 2 == 0, lambda: layers.Print(i, message="even"),
+                        lambda: layers.Print(i * 10, message="odd"))
+            return [i + 1]
+
+        return layers.while_loop(lambda i: i < 4, body, [i])
+
+    main, _, (i,) = build(fn)
+    assert run(main, {}, [i])[0].tolist() == [4]
+    text = capsys.readouterr().out
+    assert text.count("even") == 2 and text.count("odd") == 2
+    assert "data: [2]" in text and "data: [30]" in text and "data: [3]" not in text
+    static.Executor().run(main, fetch_list=[i])
+    assert capsys.readouterr().out.count("even") == 2  # each run prints again
+
+
+def test_assert_message_names_the_condition_and_values_in_both_modes():
+    def check(x):
+        ok = layers.reduce_sum(x) > 0.0
+        layers.Assert(ok, data=[x], name="x must sum to a positive number")
+        return ok
+
+    with pytest.raises(AssertionError) as info:
+        check(core.to_tensor(np.array([-1.5, 0.5])))
+    eager_msg = str(info.value)
+    assert "Assert failed" in eager_msg and "x must sum to a positive number" in eager_msg
+    assert "data: [-1.5 0.5]" in eager_msg
+
+    def fn():
+        x = static.data("x", [2], "float64")
+        n = static.data("n", [1], "int64")
+        i = layers.fill_constant([1], "int64", 0)
+
+        def body(i):  # the Assert runs on every iteration; the third one fails
+            layers.Assert(i < 2, data=[i, x], name="at most two steps")
+            return [i + 1]
+
+        i = layers.while_loop(lambda i: i < n, body, [i])[0]
+        return x, n, check(x), i
+
+    main, _, (_x, _n, ok, i) = build(fn)
+    got_ok, got_i = run(main, {"x": np.array([1.0, 2.0]), "n": np.array([2])}, [ok, i])
+    assert bool(got_ok) and got_i.tolist() == [2]
+    with pytest.raises(AssertionError) as info:
+        run(main, {"x": np.array([1.0, 2.0]), "n": np.array([3])}, [ok])
+    loop_msg = str(info.value)
+    assert "op 'assert' (block 1)" in loop_msg and "at most two steps" in loop_msg
+    assert "data: [2]" in loop_msg and "Variable: x" in loop_msg
+    with pytest.raises(AssertionError) as info:
+        run(main, {"x": np.array([-1.5, 0.5]), "n": np.array([0])}, [ok])
+    msg = str(info.value)
+    assert "x must sum to a positive number" in msg and "data: [-1.5 0.5]" in msg
+    assert f"condition '{ok.name}' is False" in msg

@@ -44,8 +44,10 @@ def test_scope_guard_and_compiled_program_and_lodtensor_results():
     main, startup, (_x, _w, y) = build(_affine)
     scope = static.Scope()
     with static.scope_guard(scope):
+        assert static.global_scope() is scope
         exe = static.Executor()
         exe.run(static.CompiledProgram(startup))
+        assert scope.find_var("w_exec") is not None  # startup wrote into the guarded scope
         res = exe.run(static.CompiledProgram(main), feed={"x": np.ones((2, 3), np.float32)},
                       fetch_list=[y], return_numpy=False)
     assert static.global_scope() is not scope
@@ -210,3 +212,66 @@ def test_same_program_on_cpu_and_gpu():
     gpu = static.Executor(core.CUDAPlace(0)).run(main, feed=feed, fetch_list=[loss, gx])
     for a, b in zip(cpu, gpu):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_feed_errors_come_before_scope_errors_and_cover_unneeded_feeds():
+    main, _, (_x, _w, y) = build(_affine)
+    with pytest.raises(ValueError, match=r"feed 'xx' is not a variable of the program; its data "
+                                         r"variables are \['x'\]"):
+        static.Executor().run(main, feed={"xx": np.ones((2, 3), np.float32)}, fetch_list=[y],
+                              scope=static.Scope())
+
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        lab = static.data("label", [None, 1], "int64")
+        return x, lab, x * 2.0
+
+    main, _, (_x, _lab, y) = build(fn)
+    with pytest.raises(TypeError, match=r"feed 'label': expected dtype int64.*got float32"):
+        static.Executor().run(main, feed={"x": np.ones((2, 3), np.float32),
+                                          "label": np.ones((2, 1), np.float32)}, fetch_list=[y])
+    with pytest.raises(ValueError, match=r"feed 'label': expected shape \[-1, 1\].*got \[2\]"):
+        static.Executor().run(main, feed={"x": np.ones((2, 3), np.float32),
+                                          "label": np.ones(2, np.int64)}, fetch_list=[y])
+
+
+def test_fetch_error_says_what_was_expected():
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        i = layers.fill_constant([1], "int64", 0)
+        _, h = layers.while_loop(lambda i, h: i < 2, lambda i, h: [i + 1, layers.exp(h)], [i, x])
+        return x, h
+
+    main, _, (_x, h) = build(fn)
+    feed = {"x": np.ones((1, 3), np.float32)}
+    with pytest.raises(ValueError, match=r"fetch 'nope' is not a variable of the program's "
+                                         r"global block; expected a Variable"):
+        static.Executor().run(main, feed=feed, fetch_list=["nope"])
+    with pytest.raises(ValueError, match=rf"fetch '{h.name}x'.*did you mean \['{h.name}'"):
+        static.Executor().run(main, feed=feed, fetch_list=[h.name + "x"])
+    inner = next(n for n in main.block(1).vars if n.startswith("exp"))
+    with pytest.raises(ValueError, match=rf"fetch '{inner}'.*local to block 1.*cond / while"):
+        static.Executor().run(main, feed=feed, fetch_list=[inner])
+
+
+def test_runtime_failure_inside_a_sub_block_names_that_block():
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        w = static.data("w", [None, 2], "float32")
+        i = layers.fill_constant([1], "int64", 0)
+
+        def body(i, h):
+            return [i + 1, layers.cond(layers.reduce_sum(h) > 1e9, lambda: h,
+                                       lambda: h + layers.reduce_sum(layers.matmul(x, w)))]
+
+        return layers.while_loop(lambda i, h: i < 3, body, [i, x])[1]
+
+    main, _, h = build(fn)
+    cond_op = next(op for op in main.block(1).ops if op.type == "cond")
+    false_block = cond_op.attr("false_block")
+    with pytest.raises(OpError) as info:
+        static.Executor().run(main, feed={"x": np.ones((2, 3), np.float32),
+                                          "w": np.ones((4, 2), np.float32)}, fetch_list=[h])
+    msg = str(info.value)
+    assert f"op 'matmul' (block {false_block})" in msg and false_block > 1
+    assert "X='x' float32[2, 3]" in msg and "Y='w' float32[4, 2]" in msg

@@ -1,4 +1,6 @@
 """Program IR: blocks, variables, operators, the builder's input conversion, clone, str."""
+import re
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,137 @@ def test_layers_data_appends_batch_dim():
     _, _, (a, b) = build(lambda: (layers.data("a", [3]), layers.data("b", [-1, 3],
                                                                       append_batch_size=True)))
     assert a.shape == [-1, 3] and b.shape == [-1, 3] and a.is_data
+
+
+def test_program_block_and_operator_api():
+    def fn():
+        x = static.data("x", [None, 2], "float32")
+        return x, layers.cond(layers.reduce_sum(x) > 0.0, lambda: x * 2.0, lambda: x - 1.0)
+
+    main, _, (_x, out) = build(fn)
+    assert main.num_blocks == 3 and len(main.blocks) == 3
+    assert main.block(0) is main.global_block() and main.current_block() is main.global_block()
+    with pytest.raises(IndexError, match="3 blocks; block 5"):
+        main.block(5)
+    sub = main.block(1)
+    assert (sub.idx, sub.parent_idx, main.global_block().parent_idx) == (1, 0, -1)
+    cond_op = main.global_block().ops[-1]
+    assert cond_op.type == "cond"
+    assert (cond_op.attr("true_block"), cond_op.attr("false_block")) == (1, 2)
+    assert cond_op.input("Cond") == [main.global_block().ops[-2].output("Out")[0]]
+    assert "x" in cond_op.input_arg_names and cond_op.output_arg_names == [out.name]
+    assert [op.type for op in main.block(2).ops] == ["fill_constant", "elementwise_sub"]
+    names = [v.name for v in main.list_vars()]
+    assert names[0] == "x" and out.name in names and len(names) == len(set(names))
+    assert set(names) == {n for b in main.blocks for n in b.vars}
+    with pytest.raises(KeyError, match="op 'cond' has no attribute 'nope'"):
+        cond_op.attr("nope")
+    with pytest.raises(KeyError, match="op 'cond' has no input slot 'X'"):
+        cond_op.input("X")
+    # building by hand through Block.create_var / append_op runs like built ops
+    prog = static.Program()
+    gb = prog.global_block()
+    gb.create_var(name="a", shape=[2], dtype="float32")
+    op = gb.append_op("fill_constant", {}, {"Out": ["a"]},
+                      {"shape": [2], "dtype": "float32", "value": 4.0})
+    assert op.block is gb and op.idx == 0 and prog.random_seed == 0
+    got, = static.Executor().run(prog, fetch_list=["a"])
+    np.testing.assert_allclose(got, [4.0, 4.0])
+
+
+def test_default_programs_collect_ops_and_initialisers_in_static_mode():
+    main, startup = static.Program(), static.Program()
+    old_main, old_startup = static.default_main_program(), static.default_startup_program()
+    with static.program_guard(main, startup):
+        assert static.default_main_program() is main
+        assert static.default_startup_program() is startup
+        core.enable_static()
+        try:
+            x = layers.data("x", [3])
+            y = core.nn.Linear(3, 2)(x)
+        finally:
+            core.disable_static()
+    assert static.default_main_program() is old_main
+    assert static.default_startup_program() is old_startup
+    assert [op.type for op in main.global_block().ops] == ["matmul", "elementwise_add"]
+    params = main.all_parameters()
+    assert [p.shape for p in params] == [[3, 2], [2]]
+    assert all(p.persistable and p.trainable for p in params)
+    assert sorted(op.output_arg_names[0] for op in startup.global_block().ops) == \
+        sorted(p.name for p in params)
+    scope = static.Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    got, = exe.run(main, feed={"x": np.ones((4, 3), np.float32)}, fetch_list=[y], scope=scope)
+    w, b = (np.asarray(scope.find_var(p.name).get_tensor()) for p in params)
+    np.testing.assert_allclose(got, np.ones((4, 3)) @ w + b, rtol=1e-6)
+
+
+def test_data_declarations_and_unique_names():
+    def fn():
+        a = static.data("a", [None, 3, -1], "int64")
+        b = layers.data("b", [2, 3], append_batch_size=False)
+        c = layers.data("c", [None, 3])  # already has an unknown dim: nothing prepended
+        h1 = layers.fc(b, 4)
+        h2 = layers.fc(b, 4)
+        return a, b, c, h1, h2
+
+    with core.unique_name.guard():
+        main, _, (a, b, c, h1, h2) = build(fn)
+    assert (a.shape, a.dtype, a.is_data, a.stop_gradient) == ([-1, 3, -1], np.int64, True, True)
+    assert b.shape == [2, 3] and c.shape == [-1, 3] and b.dtype == np.float32
+    assert h1.name != h2.name
+    assert sorted(p.name for p in main.all_parameters()) == \
+        ["fc_0.b_0", "fc_0.w_0", "fc_1.b_0", "fc_1.w_0"]
+    with pytest.raises(ValueError, match=r"'shape' of 'd'.*got \[2, -3\]"):
+        build(lambda: static.data("d", [2, -3], "float32"))
+    with pytest.raises(RuntimeError, match=r"layers.data\('e'\).*enable_static"):
+        layers.data("e", [3])
+
+
+def test_str_shows_attributes_outputs_and_sub_blocks():
+    def fn():
+        x = static.data("x", [None, 2], "float32")
+        i = layers.fill_constant([1], "int64", 0)
+        return layers.while_loop(lambda i, h: i < 3, lambda i, h: [i + 1, layers.scale(h, 2.5)],
+                                 [i, x])
+
+    main, _, _ = build(fn)
+    text = str(main)
+    assert text.startswith("program (random_seed=0, 2 block(s))")
+    assert "block 1 (parent 0) {" in text
+    assert "scale(inputs={X=[" in text and "scale=2.5" in text
+    assert "while(inputs={" in text and "sub_block=1" in text
+    assert re.search(r"var fill_constant\.tmp_\d+ : int64\[1\]", text)
+    assert re.search(r"\{Out=\['fill_constant\.tmp_\d+'\]\} = fill_constant\(inputs=\{\}, "
+                     r"shape=\[1\], dtype=int64, value=0\)", text)
+
+
+def test_clone_for_test_switches_batch_norm_to_running_statistics():
+    rng = np.random.default_rng(0)
+    xv = rng.normal(2.0, 3.0, size=(8, 3)).astype(np.float32)
+
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        return x, core.nn.BatchNorm(3, momentum=0.5)(x)
+
+    main, startup, (_x, y) = build(fn)
+    test_prog = main.clone(for_test=True)
+    bn, = [op for op in test_prog.global_block().ops if op.type == "batch_norm"]
+    assert bn.attr("is_test") is True
+    assert main.global_block().ops[0].attr("is_test") is False
+    scope = static.Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    train_out, = exe.run(main, feed={"x": xv}, fetch_list=[y], scope=scope)
+    np.testing.assert_allclose(train_out, (xv - xv.mean(0)) / np.sqrt(xv.var(0) + 1e-5),
+                               rtol=1e-4, atol=1e-5)
+    mean_name, var_name = bn.input("Mean")[0], bn.input("Variance")[0]
+    mean = np.asarray(scope.find_var(mean_name).get_tensor()).copy()
+    var = np.asarray(scope.find_var(var_name).get_tensor()).copy()
+    np.testing.assert_allclose(mean, 0.5 * xv.mean(0), rtol=1e-5)
+    test_out, = exe.run(test_prog, feed={"x": xv}, fetch_list=[y.name], scope=scope)
+    np.testing.assert_allclose(test_out, (xv - mean) / np.sqrt(var + 1e-5), rtol=1e-5, atol=1e-6)
+    # inference leaves the running statistics alone
+    np.testing.assert_array_equal(np.asarray(scope.find_var(mean_name).get_tensor()), mean)
+    np.testing.assert_array_equal(np.asarray(scope.find_var(var_name).get_tensor()), var)
