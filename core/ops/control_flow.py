@@ -25,6 +25,7 @@ import numpy as np
 from .registry import Meta, OpDef, register_op
 
 __all__ = [
+    "add_grads",
     "array_length",
     "cond",
     "create_array",
@@ -225,18 +226,20 @@ class grad_sum(_Plumbing):
     def forward(self, ctx, xs):
         total = xs[0]
         for x in xs[1:]:
-            total = _add(total, x)
+            total = add_grads(total, x)
         return total
 
 
-def _add(a, b):
+def add_grads(a, b):
+    """The sum of two gradient contributions: None counts as 0, tensor arrays (lists) add
+    elementwise, the shorter one padded with None."""
     if a is None:
         return b
     if b is None:
         return a
     if isinstance(a, list):
         n = max(len(a), len(b))
-        return [_add(a[j] if j < len(a) else None, b[j] if j < len(b) else None)
+        return [add_grads(a[j] if j < len(a) else None, b[j] if j < len(b) else None)
                 for j in range(n)]
     return a + b
 

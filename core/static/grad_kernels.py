@@ -7,6 +7,7 @@ output and None for a ``nondiff_outputs`` one, as the registry contract says. Re
 to the input's dtype, and a gradient whose shape differs from its input is an error naming the
 op.
 """
+from ..ops.control_flow import add_grads
 from ..ops.registry import is_list_slot, slot_name
 
 __all__ = ["make_grad_kernel", "make_helpers", "zeros_like_value"]
@@ -73,19 +74,7 @@ def make_helpers(xp):
     def zl(v):
         return zeros_like_value(xp, v)
 
-    def acc(a, b):
-        if a is None:
-            return b
-        if b is None:
-            return a
-        if isinstance(a, list):
-            n = max(len(a), len(b))
-            a = a + [None] * (n - len(a))
-            b = b + [None] * (n - len(b))
-            return [acc(x, y) for x, y in zip(a, b)]
-        return a + b
-
     def or_zeros(a, like):
         return zl(like) if a is None else a
 
-    return zl, acc, or_zeros
+    return zl, add_grads, or_zeros
