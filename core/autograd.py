@@ -27,7 +27,14 @@ def set_grad_enabled(flag):
 
 
 class no_grad:
-    """Context manager and decorator: eager ops inside record no tape."""
+    """Context manager and decorator: eager ops inside record no tape.
+
+    ``with no_grad():``, ``@no_grad()`` (2.0) and the bare ``@no_grad`` (fluid 1.8) all work.
+    """
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        return self if func is None else self(func)
 
     def __enter__(self):
         self._old = _grad_state["enabled"]

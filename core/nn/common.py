@@ -1,8 +1,10 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout``, ``Flatten`` (fluid 1.8 dygraph
 signatures)."""
+import numbers
+
 from ..dispatch import apply
 from ..initializer import Xavier
-from ._utils import apply_act, first_output
+from ._utils import apply_act, check_float_input, first_output, integer
 from .layer import Layer
 
 __all__ = ["Dropout", "Embedding", "Flatten", "Linear"]
@@ -16,10 +18,9 @@ class Linear(Layer):
     def __init__(self, input_dim, output_dim, param_attr=None, bias_attr=None, act=None,
                  dtype="float32"):
         super().__init__(dtype=dtype)
-        if int(input_dim) <= 0 or int(output_dim) <= 0:
-            raise ValueError(f"Linear: 'input_dim' and 'output_dim' must be > 0, got "
-                             f"{input_dim} and {output_dim}")
-        self._input_dim, self._output_dim, self._act = int(input_dim), int(output_dim), act
+        self._input_dim = integer(input_dim, "input_dim", "Linear", minimum=1)
+        self._output_dim = integer(output_dim, "output_dim", "Linear", minimum=1)
+        self._act = act
         self.weight = self.create_parameter([self._input_dim, self._output_dim], param_attr,
                                             dtype, is_bias=False)
         self.bias = self.create_parameter([self._output_dim], bias_attr, dtype, is_bias=True)
@@ -28,6 +29,7 @@ class Linear(Layer):
         if input.shape[-1] not in (-1, self._input_dim):
             raise ValueError(f"Linear ({self.full_name()}): the input's last dim must be "
                              f"input_dim={self._input_dim}, got input shape {list(input.shape)}")
+        check_float_input(input, f"Linear ({self.full_name()})")
         out = apply("matmul", [input, self.weight])
         if self.bias is not None:
             out = apply("elementwise_add", [out, self.bias], {"axis": -1})
@@ -45,14 +47,17 @@ class Embedding(Layer):
     def __init__(self, size, is_sparse=False, is_distributed=False, padding_idx=None,
                  param_attr=None, dtype="float32"):
         super().__init__(dtype=dtype)
-        size = [int(s) for s in size]
-        if len(size) != 2 or min(size) <= 0:
+        if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2:
+            raise TypeError(f"Embedding: 'size' must be [vocab_size, embedding_dim], got "
+                            f"{size!r}")
+        size = [integer(s, "size", "Embedding") for s in size]
+        if min(size) <= 0:
             raise ValueError(f"Embedding: 'size' must be [vocab_size, embedding_dim] with both "
                              f"> 0, got {size}")
         if padding_idx is None:
             padding_idx = -1
         else:
-            padding_idx = int(padding_idx)
+            padding_idx = integer(padding_idx, "padding_idx", "Embedding")
             if not -size[0] <= padding_idx < size[0]:
                 raise ValueError(f"Embedding: 'padding_idx' must be in [{-size[0]}, {size[0]}), "
                                  f"got {padding_idx}")
@@ -80,8 +85,8 @@ class Dropout(Layer):
     def __init__(self, p=0.5, seed=None, dropout_implementation="downgrade_in_infer",
                  is_test=False):
         super().__init__()
-        if not 0.0 <= float(p) <= 1.0:
-            raise ValueError(f"Dropout: 'p' must be in [0, 1], got {p}")
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: 'p' must be a number in [0, 1], got {p!r}")
         if dropout_implementation not in _DROPOUT_MODES:
             raise ValueError(f"Dropout: 'dropout_implementation' must be one of {_DROPOUT_MODES}, "
                              f"got {dropout_implementation!r}")

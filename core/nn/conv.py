@@ -2,7 +2,7 @@
 NCHW)."""
 from ..dispatch import apply
 from ..initializer import Normal
-from ._utils import apply_act, pair
+from ._utils import apply_act, check_float_input, integer, pair
 from .layer import Layer
 
 __all__ = ["Conv2D", "Pool2D"]
@@ -20,16 +20,17 @@ class Conv2D(Layer):
                  groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
                  dtype="float32"):
         super().__init__(dtype=dtype)
-        groups = 1 if groups is None else int(groups)
-        num_channels, num_filters = int(num_channels), int(num_filters)
-        if groups <= 0 or num_channels % groups or num_filters % groups:
-            raise ValueError(f"Conv2D: 'groups'={groups} must be > 0 and divide num_channels="
+        groups = 1 if groups is None else integer(groups, "groups", "Conv2D", minimum=1)
+        num_channels = integer(num_channels, "num_channels", "Conv2D", minimum=1)
+        num_filters = integer(num_filters, "num_filters", "Conv2D", minimum=1)
+        if num_channels % groups or num_filters % groups:
+            raise ValueError(f"Conv2D: 'groups'={groups} must divide num_channels="
                              f"{num_channels} and num_filters={num_filters}")
         self._num_channels, self._num_filters, self._groups = num_channels, num_filters, groups
-        self._filter_size = pair(filter_size, "filter_size", "Conv2D")
-        self._stride = pair(stride, "stride", "Conv2D")
-        self._padding = pair(padding, "padding", "Conv2D")
-        self._dilation = pair(dilation, "dilation", "Conv2D")
+        self._filter_size = pair(filter_size, "filter_size", "Conv2D", minimum=1)
+        self._stride = pair(stride, "stride", "Conv2D", minimum=1)
+        self._padding = pair(padding, "padding", "Conv2D", minimum=0)
+        self._dilation = pair(dilation, "dilation", "Conv2D", minimum=1)
         self._act = act
         kh, kw = self._filter_size
         std = (2.0 / (kh * kw * num_channels)) ** 0.5
@@ -42,6 +43,7 @@ class Conv2D(Layer):
         if len(input.shape) != 4 or input.shape[1] not in (-1, self._num_channels):
             raise ValueError(f"Conv2D ({self.full_name()}): expected an NCHW input with "
                              f"{self._num_channels} channels, got shape {list(input.shape)}")
+        check_float_input(input, f"Conv2D ({self.full_name()})")
         out = apply("conv2d", [input, self.weight],
                     {"strides": self._stride, "paddings": self._padding,
                      "dilations": self._dilation, "groups": self._groups})
@@ -71,9 +73,10 @@ class Pool2D(Layer):
         if not global_pooling and pool_size == -1:
             raise ValueError("Pool2D: 'pool_size' must be given unless global_pooling=True")
         self._pool_type, self._global = pool_type, bool(global_pooling)
-        self._pool_size = pair(pool_size, "pool_size", "Pool2D")
-        self._stride = pair(pool_stride, "pool_stride", "Pool2D")
-        self._padding = pair(pool_padding, "pool_padding", "Pool2D")
+        self._pool_size = pair(pool_size, "pool_size", "Pool2D",
+                               minimum=None if global_pooling else 1)
+        self._stride = pair(pool_stride, "pool_stride", "Pool2D", minimum=1)
+        self._padding = pair(pool_padding, "pool_padding", "Pool2D", minimum=0)
         self._ceil_mode, self._exclusive = bool(ceil_mode), bool(exclusive)
         self._data_format = data_format
 

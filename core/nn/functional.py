@@ -2,7 +2,7 @@
 ``core.layers`` and the built-in layers. Each works in eager and static mode."""
 from ..dispatch import apply
 from ..dtypes import convert_dtype, dtype_name
-from ._utils import first_output, pair
+from ._utils import first_output, integer, pair
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -168,16 +168,17 @@ def _conv_padding(padding):
             return [0, 0]
         raise ValueError(f"conv2d(): padding={padding!r} is not supported; pass 'VALID', an int "
                          "or a pair of ints")
-    return pair(padding, "padding", "conv2d()")
+    return pair(padding, "padding", "conv2d()", minimum=0)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution with ``weight`` of shape ``[out, in / groups, kh, kw]``."""
     out = apply("conv2d", [x, weight],
-                {"strides": pair(stride, "stride", "conv2d()"),
+                {"strides": pair(stride, "stride", "conv2d()", minimum=1),
                  "paddings": _conv_padding(padding),
-                 "dilations": pair(dilation, "dilation", "conv2d()"), "groups": int(groups),
+                 "dilations": pair(dilation, "dilation", "conv2d()", minimum=1),
+                 "groups": integer(groups, "groups", "conv2d()", minimum=1),
                  "data_format": data_format})
     if bias is None:
         return out
@@ -185,10 +186,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
 
 def _pool(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, who):
-    ksize = pair(kernel_size, "kernel_size", who)
-    strides = ksize if stride is None else pair(stride, "stride", who)
+    ksize = pair(kernel_size, "kernel_size", who, minimum=1)
+    strides = ksize if stride is None else pair(stride, "stride", who, minimum=1)
     return apply("pool2d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
-                                 "paddings": pair(padding, "padding", who),
+                                 "paddings": pair(padding, "padding", who, minimum=0),
                                  "global_pooling": False, "ceil_mode": bool(ceil_mode),
                                  "exclusive": bool(exclusive), "data_format": data_format})
 
@@ -215,7 +216,7 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """Average pooling to a fixed ``output_size`` (int or pair)."""
     return apply("pool2d", [x], {"pooling_type": "avg",
                                  "ksize": pair(output_size, "output_size",
-                                               "adaptive_avg_pool2d()"),
+                                               "adaptive_avg_pool2d()", minimum=1),
                                  "adaptive": True, "data_format": data_format})
 
 

@@ -4,7 +4,7 @@ import numpy as np
 from ..dispatch import apply
 from ..initializer import Constant
 from ..param_attr import ParamAttr
-from ._utils import apply_act, first_output
+from ._utils import apply_act, check_float_input, first_output, integer
 from .layer import Layer
 
 __all__ = ["BatchNorm", "LayerNorm"]
@@ -31,7 +31,7 @@ class BatchNorm(Layer):
                              f"{data_layout!r}")
         if not 0.0 <= momentum <= 1.0:
             raise ValueError(f"BatchNorm: 'momentum' must be in [0, 1], got {momentum}")
-        c = int(num_channels)
+        c = integer(num_channels, "num_channels", "BatchNorm", minimum=1)
         self._num_channels, self._act, self._is_test = c, act, bool(is_test)
         self._momentum, self._epsilon = float(momentum), float(epsilon)
         self._data_layout, self._use_global_stats = data_layout, bool(use_global_stats)
@@ -52,6 +52,7 @@ class BatchNorm(Layer):
             raise ValueError(f"BatchNorm ({self.full_name()}): expected {self._num_channels} "
                              f"channels on axis {axis} ({self._data_layout}), got input shape "
                              f"{list(input.shape)}")
+        check_float_input(input, f"BatchNorm ({self.full_name()})")
         attrs = {"momentum": self._momentum, "epsilon": self._epsilon,
                  "is_test": self._is_test or not self.training,
                  "data_layout": self._data_layout, "use_global_stats": self._use_global_stats}
@@ -71,9 +72,9 @@ class LayerNorm(Layer):
     def __init__(self, normalized_shape, scale=True, shift=True, epsilon=1e-05, param_attr=None,
                  bias_attr=None, act=None, dtype="float32"):
         super().__init__(dtype=dtype)
-        if isinstance(normalized_shape, int):
+        if not isinstance(normalized_shape, (list, tuple)):
             normalized_shape = [normalized_shape]
-        self._shape = [int(s) for s in normalized_shape]
+        self._shape = [integer(s, "normalized_shape", "LayerNorm") for s in normalized_shape]
         if not self._shape or min(self._shape) <= 0:
             raise ValueError(f"LayerNorm: 'normalized_shape' must be positive ints, got "
                              f"{normalized_shape}")
@@ -90,6 +91,7 @@ class LayerNorm(Layer):
         if len(shape) < k or any(a not in (-1, b) for a, b in zip(tail, self._shape)):
             raise ValueError(f"LayerNorm ({self.full_name()}): the input's trailing dims must "
                              f"be {self._shape}, got input shape {shape}")
+        check_float_input(input, f"LayerNorm ({self.full_name()})")
         out = apply("layer_norm", [input, self.weight, self.bias],
                     {"begin_norm_axis": len(shape) - k, "epsilon": self._epsilon})
         return apply_act(first_output(out), self._act, "LayerNorm")

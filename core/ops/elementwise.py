@@ -8,8 +8,8 @@ import operator
 
 import numpy as np
 
-from ._shapes import (aligned_shape, align_for_axis, broadcast_shapes, ndim, ufunc_dtype,
-                      unbroadcast)
+from ._shapes import (ShapeError, aligned_shape, align_for_axis, broadcast_shapes, ndim,
+                      ufunc_dtype, unbroadcast)
 from .registry import Meta, OpDef, register_op
 
 
@@ -24,14 +24,19 @@ class _Binary(OpDef):
     ufunc = None  # the numpy ufunc whose type rules and name give the xp function
 
     def infer(self, x, y, axis):
+        _check_axis_fits(self.type, tuple(x.shape), tuple(y.shape), axis)
         xs = aligned_shape(x.shape, len(y.shape), axis)
         ys = aligned_shape(y.shape, len(x.shape), axis)
         shape = broadcast_shapes(xs, ys, f"op '{self.type}'")
         return Meta(shape, ufunc_dtype(self.ufunc, x.dtype, y.dtype))
 
     def forward(self, ctx, x, y, axis):
-        x, y = align_for_axis(x, y, axis)
-        return getattr(ctx.xp, self.ufunc.__name__)(x, y)
+        try:
+            xa, ya = align_for_axis(x, y, axis)
+            return getattr(ctx.xp, self.ufunc.__name__)(xa, ya)
+        except ValueError:
+            _explain_mismatch(self.type, x, y, axis)
+            raise
 
     def fast_kernel(self, xp, metas, axis):
         if type(self).forward is not _Binary.forward:
@@ -60,6 +65,25 @@ class _Binary(OpDef):
     def grads(self, ctx, x, y, out, dout):
         """Gradients w.r.t. the aligned operands, before un-broadcasting."""
         raise NotImplementedError
+
+
+def _check_axis_fits(op_type, xs, ys, axis):
+    """With Paddle's ``axis`` the lower-rank shape must fit inside the other from ``axis``."""
+    small, big = (ys, xs) if len(ys) < len(xs) else (xs, ys)
+    if axis != -1 and small and len(small) < len(big) and \
+            not 0 <= axis <= len(big) - len(small):
+        raise ShapeError(f"{op_type}: with axis={axis} the dims {list(small)} cannot line up "
+                         f"with {list(big)} (X {list(xs)}, Y {list(ys)}); axis must be in "
+                         f"[0, {len(big) - len(small)}] or -1")
+
+
+def _explain_mismatch(op_type, x, y, axis):
+    """Raise a :class:`ShapeError` naming the op, both shapes and ``axis`` when they do not
+    fit (the kernel's own error otherwise propagates unchanged)."""
+    xs, ys = tuple(_shape(x)), tuple(_shape(y))
+    _check_axis_fits(op_type, xs, ys, axis)
+    broadcast_shapes(aligned_shape(xs, len(ys), axis), aligned_shape(ys, len(xs), axis),
+                     f"{op_type}: X {list(xs)} and Y {list(ys)} (axis={axis})")
 
 
 def _aligned_kernel(fn, metas, axis):

@@ -248,7 +248,11 @@ class matmul(OpDef):
 
     def forward(self, ctx, x, y, transpose_X, transpose_Y, alpha):
         xp = ctx.xp
-        out = xp.matmul(_t(xp, x, transpose_X), _t(xp, y, transpose_Y))
+        try:
+            out = xp.matmul(_t(xp, x, transpose_X), _t(xp, y, transpose_Y))
+        except ValueError:
+            matmul_shape(x.shape, y.shape, transpose_X, transpose_Y)  # names both shapes
+            raise
         return out if alpha == 1.0 else (out * alpha).astype(out.dtype, copy=False)
 
     def backward(self, ctx, ins, outs, douts, transpose_X, transpose_Y, alpha):

@@ -63,6 +63,36 @@ def test_elementwise_errors():
         L.elementwise_add(t([1.0]), t([1.0]), act="nope")
 
 
+@pytest.mark.parametrize("call,words", [
+    (lambda: t(f32(2, 3)) + t(f32(4, 5)), ["elementwise_add", "[2, 3]", "[4, 5]",
+                                           "do not broadcast"]),
+    (lambda: L.elementwise_mul(t(f32(2, 3, 4)), t(f32(5)), axis=1),
+     ["elementwise_mul", "[2, 3, 4]", "[5]", "axis=1", "do not broadcast"]),
+    (lambda: L.elementwise_add(t(f32(2, 3, 4)), t(f32(3)), axis=3),
+     ["elementwise_add", "axis=3", "[3]", "[2, 3, 4]", "[0, 2]"]),
+    (lambda: t(f32(2, 3)) < t(f32(3, 2)), ["less_than", "[2, 3]", "[3, 2]"]),
+    (lambda: t(f32(2, 3)) @ t(f32(4, 5)), ["matmul", "[2, 3]", "[4, 5]", "3 != 4"]),
+    (lambda: L.square_error_cost(t(f32(2, 3)), t(f32(2, 4))), ["[2, 3]", "[2, 4]"]),
+])
+def test_shape_mismatch_errors_name_the_op_and_both_shapes(call, words):
+    with pytest.raises(core.errors.OpError) as e:
+        call()
+    for w in words:
+        assert w in str(e.value), f"{w!r} missing from: {e.value}"
+    assert "gufunc" not in str(e.value)  # numpy's own wording is replaced, not appended
+
+
+def test_static_inference_rejects_an_axis_that_does_not_fit():
+    from core.ops._shapes import ShapeError
+    from core.ops.registry import Meta, get_op
+
+    op = get_op("elementwise_add")
+    x, y = Meta((2, 3, 4), np.dtype("float32")), Meta((3,), np.dtype("float32"))
+    assert op.infer(x, y, axis=1).shape == (2, 3, 4)
+    with pytest.raises(ShapeError, match=r"axis=3.*\[0, 2\]"):
+        op.infer(x, y, axis=3)
+
+
 def test_scale():
     x = f32(2, 3)
     close(L.scale(t(x), scale=2.0, bias=1.0), x * 2 + 1, rtol=1e-6)

@@ -115,6 +115,126 @@ def test_seed_makes_initialization_reproducible():
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("init,check", [
+    (initializer.Constant(0.25), lambda w: np.all(w == np.float32(0.25))),
+    (initializer.Uniform(-0.5, 0.25),
+     lambda w: w.min() >= -0.5 and w.max() < 0.25 and abs(w.mean() + 0.125) < 0.02),
+    (initializer.Normal(1.0, 0.5),
+     lambda w: abs(w.mean() - 1.0) < 0.03 and abs(w.std() - 0.5) < 0.03),
+    (initializer.NormalInitializer(loc=-2.0, scale=0.1),
+     lambda w: abs(w.mean() + 2.0) < 0.01 and abs(w.std() - 0.1) < 0.01),
+    (initializer.TruncatedNormal(0.0, 1.0),
+     lambda w: np.abs(w).max() <= 2.0 and 0.7 < w.std() < 0.95),
+    (initializer.Xavier(uniform=False),
+     lambda w: abs(w.std() - math.sqrt(2.0 / (40 + 50))) < 0.015),
+    (initializer.Xavier(), lambda w: np.abs(w).max() <= math.sqrt(6.0 / 90)
+     and abs(w.std() - math.sqrt(2.0 / 90)) < 0.015),
+    (initializer.MSRA(), lambda w: np.abs(w).max() <= math.sqrt(6.0 / 40)
+     and abs(w.std() - math.sqrt(2.0 / 40)) < 0.02),
+    (initializer.MSRA(uniform=False), lambda w: abs(w.std() - math.sqrt(2.0 / 40)) < 0.02),
+    (initializer.NumpyArrayInitializer(np.arange(2000).reshape(40, 50)),
+     lambda w: np.array_equal(w, np.arange(2000, dtype=np.float32).reshape(40, 50))),
+], ids=lambda v: type(v).__name__ if isinstance(v, initializer.Initializer) else "")
+def test_each_initializer_gives_its_distribution(init, check):
+    fc = Linear(40, 50, param_attr=ParamAttr(initializer=init))
+    w = fc.weight.numpy()
+    assert w.shape == (40, 50) and w.dtype == np.float32
+    assert check(w.astype(np.float64)), f"{init!r}: mean {w.mean()}, std {w.std()}"
+
+
+def test_create_parameter_add_parameter_and_add_sublayer():
+    layer = Layer()
+    w = layer.create_parameter([2, 3], default_initializer=initializer.Constant(1.5))
+    b = layer.create_parameter([3], is_bias=True)
+    assert layer.create_parameter([3], attr=False) is None
+    assert w.name.startswith(layer.full_name() + ".w_") and b.name.startswith(
+        layer.full_name() + ".b_")
+    np.testing.assert_array_equal(b.numpy(), np.zeros(3, np.float32))
+    assert w.dtype == np.float32 and not w.stop_gradient
+    assert layer.create_parameter([2], dtype="float64").dtype == np.float64
+    assert layer.add_parameter("w", w) is w and layer.w is w
+    fc = layer.add_sublayer("fc", Linear(3, 1))
+    assert layer.fc is fc and layer.sublayers() == [fc]
+    assert [n for n, _ in layer.named_parameters()] == ["w", "fc.weight", "fc.bias"]
+    with pytest.raises(TypeError, match=r"add_parameter\('v'\).*Parameter"):
+        layer.add_parameter("v", t([1.0]))
+    with pytest.raises(TypeError, match=r"add_sublayer\('s'\).*Layer"):
+        layer.add_sublayer("s", w)
+
+
+@pytest.mark.parametrize("make,words", [
+    (lambda: Linear("a", 3), ["Linear", "'input_dim'", "int", "'a'"]),
+    (lambda: Linear(3, 0), ["Linear", "'output_dim'", ">= 1", "0"]),
+    (lambda: Linear(2.5, 3), ["Linear", "'input_dim'", "2.5"]),
+    (lambda: Conv2D(3, 4, 0), ["Conv2D", "'filter_size'", ">= 1"]),
+    (lambda: Conv2D(3, 4, 3, stride=0), ["Conv2D", "'stride'", ">= 1"]),
+    (lambda: Conv2D(3, 4, 3, padding=-1), ["Conv2D", "'padding'", ">= 0"]),
+    (lambda: Conv2D(3, 4, 3, dilation=[1, 0]), ["Conv2D", "'dilation'", ">= 1"]),
+    (lambda: Conv2D(3, 4, (3, 3, 3)), ["Conv2D", "'filter_size'", "pair of ints"]),
+    (lambda: Conv2D("x", 4, 3), ["Conv2D", "'num_channels'", "'x'"]),
+    (lambda: Conv2D(3, 4, 3, groups=2), ["Conv2D", "'groups'=2", "num_channels=3"]),
+    (lambda: Pool2D(0), ["Pool2D", "'pool_size'", ">= 1"]),
+    (lambda: Pool2D(2, pool_stride=0), ["Pool2D", "'pool_stride'", ">= 1"]),
+    (lambda: Pool2D(2, pool_type="mean"), ["Pool2D", "'pool_type'", "'mean'"]),
+    (lambda: BatchNorm("a"), ["BatchNorm", "'num_channels'", "'a'"]),
+    (lambda: BatchNorm(0), ["BatchNorm", "'num_channels'", ">= 1"]),
+    (lambda: Dropout("a"), ["Dropout", "'p'", "'a'"]),
+    (lambda: Dropout(1.5), ["Dropout", "'p'", "[0, 1]"]),
+    (lambda: Embedding(10), ["Embedding", "'size'", "[vocab_size, embedding_dim]"]),
+    (lambda: Embedding(["a", 2]), ["Embedding", "'size'", "'a'"]),
+    (lambda: Embedding([10, 4], padding_idx=10), ["Embedding", "'padding_idx'", "10"]),
+    (lambda: LayerNorm("a"), ["LayerNorm", "'normalized_shape'", "'a'"]),
+])
+def test_layer_constructor_errors_name_the_argument(make, words):
+    with pytest.raises((TypeError, ValueError)) as e:
+        make()
+    for w in words:
+        assert w in str(e.value), f"{w!r} missing from: {e.value}"
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: Linear(3, 4), (2, 3)),
+    (lambda: Conv2D(3, 4, 3), (1, 3, 5, 5)),
+    (lambda: BatchNorm(3), (2, 3, 4, 4)),
+    (lambda: LayerNorm(4), (2, 3, 4)),
+])
+def test_layers_reject_integer_inputs(make, shape):
+    layer = make()
+    with pytest.raises(TypeError, match=r"floating-point.*int64"):
+        layer(core.to_tensor(np.ones(shape, np.int64)))
+    assert layer(t(np.ones(shape))).dtype == np.float32
+
+
+SEED_SIGNATURES = {  # API.md "Built-in layers (seed signatures)": leading parameters, in order
+    Linear: "input_dim output_dim param_attr=None bias_attr=None act=None dtype='float32'",
+    Conv2D: "num_channels num_filters filter_size stride=1 padding=0 dilation=1 groups=? "
+            "param_attr=None bias_attr=None use_cudnn=True act=None dtype='float32'",
+    Pool2D: "pool_size=-1 pool_type='max' pool_stride=1 pool_padding=0 global_pooling=False "
+            "use_cudnn=True ceil_mode=False exclusive=True",
+    BatchNorm: "num_channels act=None is_test=False momentum=0.9 epsilon=1e-05",
+    Dropout: "p=0.5",
+    Embedding: "size is_sparse=False",
+}
+
+
+@pytest.mark.parametrize("cls", list(SEED_SIGNATURES), ids=lambda c: c.__name__)
+def test_layer_constructors_keep_the_seed_signatures(cls):
+    import inspect
+
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    want = SEED_SIGNATURES[cls].split()
+    got = []
+    for p, w in zip(params, want):
+        if p.default is inspect.Parameter.empty:
+            got.append(p.name)
+        elif w.endswith("=?"):  # any default with the seed's meaning (groups: None means 1)
+            got.append(p.name + "=?")
+        else:
+            got.append(f"{p.name}={p.default!r}")
+    assert got == want
+    assert "padding_idx" in inspect.signature(Embedding.__init__).parameters
+
+
 # -- registration and traversal --------------------------------------------------------------
 def test_parameters_sublayers_and_state_dict_keys():
     net = Net()

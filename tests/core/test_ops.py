@@ -23,14 +23,25 @@ def test_every_op_has_cases():
     assert not unknown, f"cases for ops that are not registered: {unknown}"
 
 
-def test_every_differentiable_op_has_a_gradient_check():
+def test_only_control_flow_ops_opt_out_of_the_registry_checks():
+    """``checked_by_registry = False`` is for control-flow / program-plumbing ops, whose own
+    module (tests/core/test_control_flow.py) covers them; no other op may skip these checks."""
+    skipped = {op.type: type(op).__module__ for op in all_ops() if not op.checked_by_registry}
+    elsewhere = {t: m for t, m in skipped.items() if m != "core.ops.control_flow"}
+    assert not elsewhere, f"ops outside core.ops.control_flow skip the registry tests: {elsewhere}"
+
+
+def test_every_differentiable_input_has_a_gradient_check():
+    """Each differentiable input slot of each op is gradient-checked by at least one case."""
     lacking = []
     for op in all_ops():
         if not op.checked_by_registry or not op.differentiable:
             continue
-        if not any(grad_slots(op, c) for c in CASES.get(op.type, [])):
-            lacking.append(op.type)
-    assert not lacking, f"differentiable ops without a numeric gradient check: {lacking}"
+        checked = set()
+        for c in CASES.get(op.type, []):
+            checked.update(grad_slots(op, c))
+        lacking += [f"{op.type}.{op.inputs[i]}" for i in op.grad_slots() if i not in checked]
+    assert not lacking, f"differentiable inputs without a numeric gradient check: {lacking}"
 
 
 @pytest.mark.parametrize("op_type,case", PARAMS)
@@ -82,3 +93,73 @@ def test_eager_tape_matches_op_backward(op_type, case):
         ws_ = want[s] if isinstance(tins[s], list) else [want[s]]
         for t, w in zip(ts, ws_):
             np.testing.assert_allclose(t.gradient(), w, rtol=1e-10, atol=1e-12)
+
+
+def _on_device(v, xp):
+    if isinstance(v, list):
+        return [_on_device(a, xp) for a in v]
+    return xp.asarray(v) if isinstance(v, np.ndarray) else v
+
+
+def _to_host(v):
+    from core.backend import as_numpy
+
+    if isinstance(v, (list, tuple)):
+        return [_to_host(a) for a in v]
+    return None if v is None else as_numpy(v)
+
+
+def _assert_same(got, want, what):
+    if isinstance(want, (list, tuple)):
+        assert len(got) == len(want), what
+        for k, (g, w) in enumerate(zip(got, want)):
+            _assert_same(g, w, f"{what}[{k}]")
+        return
+    if want is None:
+        assert got is None, f"{what}: None on numpy but not on the device"
+        return
+    want = np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, \
+        f"{what}: {got.dtype}{list(got.shape)} on the device vs {want.dtype}{list(want.shape)}"
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9, err_msg=what)
+
+
+def compare_with_numpy(op_type, case, xp, place):
+    """Forward and backward of one case on module ``xp`` equal the numpy run (float64)."""
+    from core.ops.registry import KernelContext
+    from core.random import make_generator
+
+    op = get_op(op_type)
+    inputs = [as64(v) for v in case.inputs]
+    dev_inputs = [_on_device(v, xp) for v in inputs]
+    ctx = KernelContext(xp, place, rng_source=lambda m: make_generator(m, case.seed))
+    outs = op.forward(ctx, *dev_inputs, **op.full_attrs(case.attrs))
+    outs = (outs,) if len(op.outputs) == 1 else tuple(outs)
+    want = run_forward(op, case, inputs)
+    if op.random:  # different generators: same shapes and dtypes only
+        for g, w in zip(_to_host(outs), want):
+            assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        return
+    _assert_same(_to_host(outs), want, f"{op_type} forward")
+    slots = grad_slots(op, case) if op.differentiable else []
+    if not slots:
+        return
+    ws = projection(op, want, np.random.default_rng(7))
+    needs = tuple(i in slots for i in range(len(op.inputs)))
+    grads = op.backward(KernelContext(xp, place, needs_grad=needs), dev_inputs, list(outs),
+                        [_on_device(w, xp) for w in ws], **op.full_attrs(case.attrs))
+    from .op_harness import analytic_grad
+
+    want_grads = analytic_grad(op, case, inputs, ws, slots)
+    for s in slots:
+        _assert_same(_to_host(grads[s]), want_grads[s], f"{op_type} grad of {op.inputs[s]}")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not core.is_compiled_with_cuda(), reason="needs cupy and a CUDA device")
+@pytest.mark.parametrize("op_type,case", PARAMS)
+def test_cupy_matches_numpy(op_type, case):
+    """Every registry case run on cupy gives numpy's outputs and gradients."""
+    import cupy
+
+    compare_with_numpy(op_type, case, cupy, core.CUDAPlace(0))

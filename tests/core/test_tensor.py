@@ -88,6 +88,9 @@ def test_comparisons(op):
     same(op(t(A), 1.5), op(A, 1.5))
     same(op(1.5, t(A)), op(1.5, A))
     same(op(t(A), B), op(A, B))
+    res = op(B, t(A))  # ndarray on the left defers to the Tensor's reflected comparison
+    assert isinstance(res, core.Tensor)
+    same(res, op(B, A))
 
 
 def test_logic_operators_on_bool_tensors():
@@ -135,6 +138,9 @@ def test_scalar_conversions_of_one_element_tensors():
         assert list(range(v)) == [0, 1, 2]
         assert [10, 20, 30, 40][v] == 40
     assert bool(t([[0.0]])) is False
+    assert list(range(t(np.array([4], np.int32)))) == [0, 1, 2, 3]
+    assert list(range(t(1), t(np.int64(7)), t(2))) == [1, 3, 5]
+    assert t(np.array([2.5], np.float32)).item() == 2.5 and isinstance(t(7).item(), int)
     assert float(t(np.float32(2.5))) == 2.5
 
 
@@ -271,6 +277,52 @@ def test_detach():
     np.testing.assert_allclose(x.gradient(), 2 * A)
 
 
+def _paddle_seed_branches(cut):
+    """The fluid 1.8 ``stop_gradient`` / ``detach`` doc example: three inputs, two Linear
+    branches, ``cut(out1)`` applied to the first, concat, backward."""
+    rng = np.random.default_rng(1)
+    value0 = rng.standard_normal((2, 13)).astype(np.float32)
+    value1 = rng.standard_normal((2, 3)).astype(np.float32)
+    value2 = rng.standard_normal((2, 5)).astype(np.float32)
+    linear = core.nn.Linear(13, 5)
+    linear2 = core.nn.Linear(3, 3)
+    a, b, c = (core.dygraph.to_variable(v) for v in (value0, value1, value2))
+    out1 = cut(linear(a))
+    out2 = linear2(b)
+    out = core.layers.concat(input=[out1, out2, c], axis=1)
+    out.backward()
+    return linear, linear2, out1, b
+
+
+@pytest.mark.parametrize("how", ["stop_gradient", "detach"])
+def test_paddle_seed_example_cut_branch_gets_zero_gradient(how):
+    def cut(t_):
+        if how == "detach":
+            return t_.detach()
+        t_.stop_gradient = True
+        return t_
+
+    linear, linear2, out1, b = _paddle_seed_branches(cut)
+    assert linear.weight.gradient() is None and linear.bias.gradient() is None
+    np.testing.assert_array_equal(out1.gradient(), np.zeros((2, 5), np.float32))
+    np.testing.assert_allclose(linear2.weight.gradient(), b.numpy().T @ np.ones((2, 3)),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(linear2.bias.gradient(), np.full(3, 2.0, np.float32))
+
+
+def test_gradient_accumulates_over_two_backward_calls():
+    x = t(A, need_grad=True)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    np.testing.assert_allclose(x.gradient(), 2 * A + 3, rtol=1e-6)
+    fc = core.nn.Linear(3, 2)
+    xs = t(A)
+    fc(xs).sum().backward()
+    once = fc.weight.gradient().copy()
+    fc(xs).sum().backward()
+    np.testing.assert_allclose(fc.weight.gradient(), 2 * once, rtol=1e-6)
+
+
 def test_gradient_accumulates_with_retain_graph():
     x = t(A, need_grad=True)
     y = (x * x).sum()
@@ -333,6 +385,14 @@ def test_no_grad_context_manager_and_decorator():
 
     assert f(x).stop_gradient
     assert not x.exp().stop_gradient
+
+    @core.no_grad  # fluid 1.8 spelling: the bare decorator
+    def g(v):
+        return v * 3
+
+    assert g.__name__ == "g" and g(x).stop_gradient
+    assert core.dygraph.no_grad is core.no_grad and core.imperative.no_grad is core.no_grad
+    assert not (x * 3).stop_gradient
 
 
 def test_operators_record_correct_gradients():
