@@ -79,12 +79,28 @@ def _arrays_of(op, inputs, Tensor):
     return arrays, requires, first
 
 
+_NUMBERS = (bool, int, float)
+
+
 def _reject_variable(op, k, v):
+    """A non-Tensor input must be a constant the op set supports: a real Python number, an
+    ndarray (of a supported dtype), or None."""
+    if v is None or type(v) in _NUMBERS:
+        return
+    dtype = getattr(v, "dtype", None)
+    if dtype is not None and hasattr(v, "shape") and getattr(dtype, "kind", "?") in "biuf" and \
+            getattr(v, "block", None) is None:
+        return  # a numpy / cupy array or numpy scalar of a real dtype
+    slot = slot_name(op.inputs[k])
     if getattr(v, "block", None) is not None and hasattr(v, "persistable"):
         raise TypeError(
-            f"op '{op.type}' input '{slot_name(op.inputs[k])}' is a static Variable "
+            f"op '{op.type}' input '{slot}' is a static Variable "
             f"('{v.name}') but the op runs in eager mode; build it inside a static program "
             "(core.enable_static() / program_guard) or pass eager tensors")
+    what = getattr(getattr(v, "dtype", None), "name", None) or type(v).__name__
+    raise TypeError(f"op '{op.type}' input '{slot}' got a {what} value ({v!r:.60}); expected a "
+                    "tensor, a real number or a numeric ndarray (complex numbers, strings and "
+                    "other objects are not supported)")
 
 
 _tensor_mod = []

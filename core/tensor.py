@@ -153,6 +153,9 @@ class Tensor(TensorOps):
         if grad_tensor is not None and not isinstance(grad_tensor, Tensor) and \
                 not hasattr(grad_tensor, "shape"):
             grad_tensor = None  # a fluid BackwardStrategy object: nothing to configure here
+        if self._data.dtype.kind != "f":
+            raise TypeError(f"backward() needs a floating-point tensor, got {self.dtype.name} "
+                            f"'{self.name}': gradients are defined for float dtypes only")
         grad = grad_tensor._data if isinstance(grad_tensor, Tensor) else grad_tensor
         run_backward(self, grad, retain_graph)
 

@@ -407,3 +407,16 @@ def test_operators_record_correct_gradients():
     n = t(A, need_grad=True)
     (-n).sum().backward()
     np.testing.assert_array_equal(n.gradient(), -np.ones_like(A))
+
+
+def test_unsupported_constants_and_integer_backward_give_clear_errors():
+    x = core.to_tensor(np.ones(3, np.float32), stop_gradient=False)
+    with pytest.raises(TypeError, match=r"elementwise_mul.*complex"):
+        x * 1j
+    with pytest.raises(TypeError, match=r"elementwise_add.*input 'Y' got a str"):
+        x + "a"
+    with pytest.raises(TypeError, match=r"elementwise_add.*complex128"):
+        x + np.ones(3, np.complex128)
+    n = core.to_tensor(np.arange(3), stop_gradient=False)
+    with pytest.raises(TypeError, match=r"backward\(\) needs a floating-point tensor, got int64"):
+        (n * 2).backward()
