@@ -141,6 +141,28 @@ class Layer:
         return create_parameter(shape, dtype or self._dtype, attr, is_bias, default_initializer,
                                 prefix=prefix)
 
+    def create_variable(self, name=None, persistable=None, dtype=None, shape=None):
+        """A new non-trainable variable named after this layer (``<full_name>.var_N`` unless
+        ``name`` is given; fluid's ``Layer.create_variable``): an eager tensor of zeros in eager
+        mode, a variable of the current block in static mode. ``shape`` defaults to ``[1]``
+        eagerly and to unknown (``[-1]``) in a static block."""
+        from .. import mode as _mode
+        from ..static.program import default_main_program
+
+        dtype = convert_dtype(dtype or self._dtype)
+        name = name or unique_name.generate(f"{self._full_name}.var")
+        if _mode.in_dynamic_mode():
+            shape = [1] if shape is None else [int(d) for d in shape]
+            if any(d < 0 for d in shape):
+                raise ValueError(f"{type(self).__name__}.create_variable('{name}'): an eager "
+                                 f"tensor needs a known shape, got {shape}")
+            t = Tensor(np.zeros(shape, dtype), name=name)
+            t.persistable = bool(persistable)
+            return t
+        block = default_main_program().current_block()
+        return block.create_var(name=name, shape=[-1] if shape is None else list(shape),
+                                dtype=dtype, persistable=bool(persistable), stop_gradient=True)
+
     def add_parameter(self, name, parameter):
         """Register ``parameter`` (or None) under attribute ``name``."""
         self._check_init("add_parameter")

@@ -572,3 +572,22 @@ def test_dygraph_and_imperative_namespaces_save_and_load(tmp_path):
         results.append([p.numpy().copy() for p in fc.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_create_variable_in_both_modes():
+    layer = core.nn.Linear(2, 2)
+    v = layer.create_variable(persistable=True, dtype="float32", shape=[3])
+    assert isinstance(v, core.Tensor) and v.shape == [3] and v.persistable
+    assert v.name.startswith(layer.full_name() + ".var_") and v.stop_gradient
+    np.testing.assert_array_equal(v.numpy(), np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="known shape"):
+        layer.create_variable(shape=[-1, 2])
+    main = core.static.Program()
+    with core.static.program_guard(main, core.static.Program()):
+        core.enable_static()
+        try:
+            sv = layer.create_variable(name="cv_static", dtype="int64")
+        finally:
+            core.disable_static()
+    assert main.global_block().var("cv_static") is sv and sv.dtype == np.int64
+    assert sv.shape == [-1]
