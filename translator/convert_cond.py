@@ -18,6 +18,8 @@ different dtypes give their common dtype (``bool_tensor and int_tensor`` is int6
 """
 import operator
 
+from core.static import structure
+
 from . import convert_struct as struct
 from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_undefined,
                             kind, layers, to_variable, where)
@@ -160,7 +162,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                     if is_pending(value):
                         layout[k] = None
                     elif value is init[k] and isinstance(value, (list, dict)):
-                        layout[k] = (struct.LEAF, [value], [value])  # in place, or unchanged
+                        layout[k] = (structure.LEAF, [value], [value])  # in place, or unchanged
                     else:
                         outs += first_side(k, value, init[k])
                     continue
@@ -189,7 +191,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         if layout[k] is None:
             continue  # pending on both sides
         tree, plan, _ = layout[k]
-        final[k] = struct.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
+        final[k] = structure.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
     set_args(tuple(final))
 
 
@@ -209,7 +211,7 @@ def _static_ifexp(pred, true_fn, false_fn):
                                     f"both sides, got {kind(leaf)}")
                 out.append(leaf if var is None else var)
             first.append(out)
-            return struct.pack(tree, out)
+            return structure.pack(tree, out)
         return run
 
     return layers().cond(pred, branch(true_fn), branch(false_fn))

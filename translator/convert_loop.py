@@ -33,6 +33,8 @@ import builtins
 import collections
 import functools
 
+from core.static import structure
+
 from .convert_cond import convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
@@ -225,7 +227,7 @@ class _Slots:
             self.counts.append(len(leaves))
             for j, leaf in enumerate(leaves):
                 self.keys.append((k, j))
-                self.labels.append(names[k] if tree is struct.LEAF else f"{names[k]}[{j}]")
+                self.labels.append(names[k] if tree is structure.LEAF else f"{names[k]}[{j}]")
                 self.before.append(leaf)
 
     def split(self, values, where_):
@@ -235,8 +237,8 @@ class _Slots:
             leaves, got = struct.flatten(value, _LOOP_KINDS)
             if got != tree:
                 raise TypeError(
-                    f"variable '{self.names[k]}' is {struct.describe(tree)} before a loop whose "
-                    f"condition is a Tensor{where_} and {struct.describe(got)} after its body; "
+                    f"variable '{self.names[k]}' is {structure.describe(tree)} before a loop whose "
+                    f"condition is a Tensor{where_} and {structure.describe(got)} after its body; "
                     "a loop variable must keep its structure")
             out += leaves
         return out
@@ -245,7 +247,7 @@ class _Slots:
         """One value per name from the leaves."""
         out, it = [], iter(leaves)
         for tree, n in zip(self.trees, self.counts):
-            out.append(struct.pack(tree, [next(it) for _ in range(n)]))
+            out.append(structure.pack(tree, [next(it) for _ in range(n)]))
         return tuple(out)
 
 

@@ -3,10 +3,10 @@
 A name a branch or loop body sets may hold a tuple (``return h, c``; ``state = (h, c)``), a
 list or a dict of Tensors and Python values. The static helpers split such a value into
 *leaves* (:func:`flatten`) that cross the op one by one and rebuild it after
-(:func:`pack`). Which containers are split is the caller's choice: ``cond`` splits tuples,
-lists and dicts (a list the branches leave untouched is passed through whole); ``while_loop``
-splits tuples and dicts only, because a Python list a loop carries becomes a tensor array
-(``tensor_list``).
+(``core.static.structure.pack``, which also gives the trees' ``LEAF`` and ``describe``).
+Which containers are split is the caller's choice: ``cond`` splits tuples, lists and dicts (a
+list the branches leave untouched is passed through whole); ``while_loop`` splits tuples and
+dicts only, because a Python list a loop carries becomes a tensor array (``tensor_list``).
 
 A :class:`~translator.convert_state.PendingReturn` set on one path only is given, on the
 other paths, a :func:`placeholder` built from the :func:`template` of the value set: the same
@@ -16,55 +16,18 @@ and the same Python values elsewhere -- never read, since the return flag guards
 :func:`mark` / :func:`rollback` remove what a failed trace added to the Program, so a
 construct can be traced again with better initial values.
 """
+from core.static import structure
+
 from .convert_state import dtype_name, is_static, layers
 
-__all__ = ["describe", "flatten", "mark", "pack", "placeholder", "rollback", "template"]
-
-LEAF = None
-ALL = (tuple, list, dict)
+__all__ = ["flatten", "mark", "placeholder", "rollback", "template"]
 
 
-def flatten(value, kinds=ALL):
-    """``(leaves, tree)`` of ``value``, splitting the containers of the types ``kinds``."""
-    leaves = []
-
-    def visit(v):
-        if isinstance(v, dict) and dict in kinds:
-            keys = list(v)
-            return (dict, keys, [visit(v[k]) for k in keys])
-        if isinstance(v, (tuple, list)) and isinstance(v, kinds):
-            return (type(v), None, [visit(x) for x in v])
-        leaves.append(v)
-        return LEAF
-
-    return leaves, visit(value)
-
-
-def pack(tree, leaves):
-    """The value of structure ``tree`` with its leaves taken in order from ``leaves``."""
-    it = iter(leaves)
-
-    def build(t):
-        if t is LEAF:
-            return next(it)
-        kind, keys, children = t
-        items = [build(c) for c in children]
-        if kind is dict:
-            return dict(zip(keys, items))
-        if hasattr(kind, "_fields"):  # a namedtuple
-            return kind(*items)
-        return kind(items)
-
-    return build(tree)
-
-
-def describe(tree):
-    """A short description of a structure for messages (``'a tuple of 2'``)."""
-    if tree is LEAF:
-        return "a single value"
-    if tree[0] is dict:
-        return f"a dict with keys {tree[1]}"
-    return f"a {tree[0].__name__} of {len(tree[2])}"
+def flatten(value, kinds=structure.ALL):
+    """``(leaves, tree)`` of ``value`` (:func:`core.static.structure.flatten`), splitting the
+    containers of the types ``kinds`` and keeping each dict's own key order: a dict the user
+    built comes back in that order, and two paths' dicts match only in the same order."""
+    return structure.flatten(value, kinds, sort_keys=False)
 
 
 class _VarMeta:
@@ -78,7 +41,7 @@ class _VarMeta:
         self.array = is_array(var)
 
 
-def template(value, kinds=ALL):
+def template(value, kinds=structure.ALL):
     """What :func:`placeholder` needs to build a stand-in of ``value``'s structure."""
     leaves, tree = flatten(value, kinds)
     return tree, [_VarMeta(v) if is_static(v) else v for v in leaves]
@@ -93,7 +56,7 @@ def placeholder(tmpl):
         if isinstance(m, _VarMeta):
             m = lay.create_array(m.dtype) if m.array else lay.fill_constant(m.shape, m.dtype, 0)
         leaves.append(m)
-    return pack(tree, leaves)
+    return structure.pack(tree, leaves)
 
 
 def current_program():

@@ -5,6 +5,7 @@ import os
 
 from ..serialization import DirectoryReader, DirectoryWriter, ModelFormatError
 from ..static.prune import prune_for_inference
+from ..static.variable import names_of
 from .variables import (assign_values, is_persistable, place_of, program_of, read_vars,
                         scope_of, values_from_scope)
 
@@ -12,19 +13,6 @@ __all__ = ["INFERENCE_FORMAT", "MODEL_FILENAME", "load_inference_model", "save_i
 
 MODEL_FILENAME = "__model__.json"
 INFERENCE_FORMAT = "dy2static.inference_model"
-
-
-def _names_of(values, api, what):
-    if isinstance(values, str) or not isinstance(values, (list, tuple)):
-        values = [values]
-    out = []
-    for v in values:
-        name = v if isinstance(v, str) else getattr(v, "name", None)
-        if not isinstance(name, str):
-            raise TypeError(f"{api}: {what} must be variable names or Variables, got "
-                            f"{type(v).__name__}")
-        out.append(name)
-    return out
 
 
 def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
@@ -37,8 +25,10 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     ``program_only=True`` writes the program without parameters."""
     api = "save_inference_model"
     program = program_of(main_program, api)
-    feeds = _names_of(feeded_var_names, api, "feeded_var_names")
-    fetches = _names_of(target_vars, api, "target_vars")
+    feeds = names_of(feeded_var_names, f"{api}: feeded_var_names must be variable names or "
+                     "Variables", allow_none=False)
+    fetches = names_of(target_vars, f"{api}: target_vars must be variable names or Variables",
+                       allow_none=False)
     if export_for_deployment:
         saved = prune_for_inference(program, feeds, fetches)
     else:

@@ -1,8 +1,9 @@
-"""Functional API: control flow (``cond``, ``while_loop``, ``case``, ``switch_case``), tensor
-arrays, ``increment``, ``Print``, ``Assert``, and the ``data`` feed placeholder.
+"""Functional API: control flow (``cond``, ``while_loop``, ``case``, ``switch_case``),
+``Print``, ``Assert``, and the ``data`` feed placeholder. Tensor arrays and ``increment`` are in
+``tensor_array.py``.
 
 In eager mode each function is plain Python with the same results (``cond`` calls the chosen
-function, ``while_loop`` loops, a tensor array is a list). In static mode ``cond`` and
+function, ``while_loop`` loops). In static mode ``cond`` and
 ``while_loop`` trace their functions into sub-blocks of the current Program and append one
 ``cond`` / ``while`` operator (see ``core/ops/control_flow.py`` for their attributes).
 """
@@ -12,23 +13,19 @@ import numpy as np
 
 from .. import mode as _mode
 from ..dispatch import apply
-from ..dtypes import convert_dtype, dtype_name
+from ..dtypes import dtype_name
 from ..ops.control_flow import assert_message, format_value
 from ..static import structure as _st
 from ..static.analysis import op_reads, op_writes
 from ..static.program import Variable, scoped_name
+from ..static.variable import merge_shape
 
 __all__ = [
     "Assert",
     "Print",
-    "array_length",
-    "array_read",
-    "array_write",
     "case",
     "cond",
-    "create_array",
     "data",
-    "increment",
     "switch_case",
     "while_loop",
 ]
@@ -204,21 +201,12 @@ def _merge_output(parent, t, f, where):
     if t.type != f.type:
         raise TypeError(f"cond(): output {where} is a {t.type} in true_fn but a {f.type} in "
                         "false_fn")
-    shape = _merge_shape(t.shape, f.shape)
+    shape = merge_shape(t.shape, f.shape)
     if shape is False:
         raise ValueError(f"cond(): output {where} has shape {t.shape} in true_fn ('{t.name}') "
                          f"but {f.shape} in false_fn ('{f.name}'): the ranks differ")
     return parent.create_var(name=scoped_name("cond.tmp"), shape=shape, dtype=t.dtype,
                              type=t.type, stop_gradient=t.stop_gradient and f.stop_gradient)
-
-
-def _merge_shape(a, b):
-    """Dims equal in both stay, differing dims become -1; False for different ranks."""
-    if a is None or b is None:
-        return a if b is None else b
-    if len(a) != len(b):
-        return False
-    return [x if x == y else -1 for x, y in zip(a, b)]
 
 
 # -- while_loop ------------------------------------------------------------------------------------
@@ -296,7 +284,7 @@ def default_program_of(leaves):
 
 
 def _relax(a, b):
-    m = _merge_shape(a, b)
+    m = merge_shape(a, b)
     return a if m is False else m
 
 
@@ -308,8 +296,9 @@ def _eager_while(cond, body, loop_vars):
         if len(current) == 1 and not isinstance(out, (list, tuple)):
             out = [out]
         if not isinstance(out, (list, tuple)) or len(out) != len(current):
+            _, got = _st.flatten(out)
             raise ValueError(f"while_loop(): body must return {len(current)} loop variables "
-                             f"(the structure of loop_vars), got {_st.describe(out)}")
+                             f"(the structure of loop_vars), got {_st.describe(got)}")
         current = list(out)
     return kind(current) if kind is tuple else current
 
@@ -338,7 +327,7 @@ def _trace_body(program, cond, body, tree, leaves, shapes):
             if o.type != p.type:
                 raise TypeError(f"while_loop(): body returns a {o.type} for loop variable "
                                 f"{_st.path_of(tree, k)}, which entered the loop as a {p.type}")
-            if _merge_shape(p.shape, o.shape) is False:
+            if merge_shape(p.shape, o.shape) is False:
                 raise ValueError(f"while_loop(): body returns shape {o.shape} for loop variable "
                                  f"{_st.path_of(tree, k)} ('{o.name}'), which entered the loop "
                                  f"with shape {p.shape}: the rank cannot change")
@@ -423,72 +412,6 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
         idx = int(branch_index)
         return dict(items).get(idx, default)()
     return _chain([(branch_index == int(k), fn) for k, fn in items], default)
-
-
-# -- increment and tensor arrays -----------------------------------------------------------------
-def increment(x, value=1.0, in_place=True):
-    """``x + value`` in x's dtype, written into ``x`` itself when ``in_place``."""
-    outputs = {0: x} if in_place else None
-    return apply("increment", [x], {"step": float(value)}, outputs)
-
-
-def create_array(dtype, initialized_list=None):
-    """An empty tensor array (eager: a Python list) of element ``dtype``."""
-    d = convert_dtype(dtype)
-    if not _static():
-        return list(initialized_list or [])
-    arr = apply("create_array", [], {"dtype": d.name})
-    arr.type, arr.shape = "tensor_array", None
-    for k, v in enumerate(initialized_list or []):
-        array_write(v, k, arr)
-    return arr
-
-
-def _is_array_var(a):
-    return isinstance(a, Variable) and a.type == "tensor_array"
-
-
-def array_write(x, i, array=None):
-    """Write ``x`` at position ``i`` of ``array`` (a new array when None); returns the array."""
-    if not _static() or not isinstance(x, Variable):
-        if array is None:
-            array = []
-        k = int(i)
-        if k >= len(array):
-            array.extend([None] * (k + 1 - len(array)))
-        array[k] = x
-        return array
-    if array is None:
-        array = create_array(x.dtype)
-    if not _is_array_var(array):
-        raise TypeError(f"array_write(): 'array' must be a tensor array (create_array), got "
-                        f"{type(array).__name__}")
-    if array.dtype != x.dtype:
-        raise TypeError(f"array_write(): x ('{x.name}') has dtype {x.dtype.name} but the array "
-                        f"'{array.name}' holds {array.dtype.name}")
-    apply("write_to_array", [x, i, array], None, {0: array})
-    shape = x.shape if array.shape is None else _merge_shape(array.shape, x.shape)
-    if shape is False:
-        raise ValueError(f"array_write(): x ('{x.name}') has shape {x.shape} but the elements of "
-                         f"array '{array.name}' have shape {array.shape}")
-    array.shape = shape
-    return array
-
-
-def array_read(array, i):
-    """Element ``i`` of ``array``."""
-    if not _static() or not _is_array_var(array):
-        return array[int(i)]
-    return apply("read_from_array", [array, i])
-
-
-def array_length(array):
-    """The length of ``array`` as an int64 tensor of shape [1]."""
-    if not _static() or not _is_array_var(array):
-        from ..tensor import to_tensor
-
-        return to_tensor(np.array([len(array)], dtype=np.int64))
-    return apply("array_length", [array])
 
 
 # -- Print / Assert --------------------------------------------------------------------------------

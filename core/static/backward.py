@@ -17,6 +17,7 @@ from ..ops.registry import get_op, slot_name
 from .analysis import op_writes
 from .builder import op_role_guard
 from .program import EMPTY_VAR_NAME, GRAD_SUFFIX, Variable
+from .variable import names_of
 
 __all__ = ["append_backward", "gradients"]
 
@@ -285,19 +286,6 @@ class _Backward:
             contrib.setdefault(x, []).append(g)
 
 
-def _names(values, api, what):
-    out = []
-    for v in values or ():
-        if isinstance(v, Variable):
-            out.append(v.name)
-        elif isinstance(v, str):
-            out.append(v)
-        else:
-            raise TypeError(f"{api}: '{what}' must hold Variables or names, got "
-                            f"{type(v).__name__}")
-    return out
-
-
 def _check_target(t, api):
     if not isinstance(t, Variable):
         raise TypeError(f"{api}: expected a static Variable, got {type(t).__name__}")
@@ -319,14 +307,15 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None)
     program = loss.block.program
     gb = program.global_block()
     if parameter_list is not None:
-        names = _names(parameter_list, "append_backward", "parameter_list")
+        names = names_of(parameter_list,
+                         "append_backward: 'parameter_list' must hold Variables or names")
     else:
         names = [p.name for p in gb.all_parameters() if p.trainable]
     for n in names:
         if gb._find_var_recursive(n) is None:
             raise ValueError(f"append_backward: parameter '{n}' is not in the loss's program")
-    bw = _Backward(program, _names(no_grad_set, "append_backward", "no_grad_set"), True,
-                   callbacks)
+    no_grad = names_of(no_grad_set, "append_backward: 'no_grad_set' must hold Variables or names")
+    bw = _Backward(program, no_grad, True, callbacks)
     bw.watch = set(names)
     bw.requires(gb, names)
     with op_role_guard("backward", program):
@@ -365,7 +354,8 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
         raise ValueError(f"gradients: {len(targets)} targets but {len(target_gradients)} "
                          "target_gradients")
     names = [x.name for x in inputs]
-    bw = _Backward(program, _names(no_grad_set, "gradients", "no_grad_set"), False)
+    no_grad = names_of(no_grad_set, "gradients: 'no_grad_set' must hold Variables or names")
+    bw = _Backward(program, no_grad, False)
     bw.watch = set(names)
     bw.requires(gb, names)
     contrib = {}

@@ -19,6 +19,7 @@ from .codegen import compile_plan
 from .compiled import unwrap_program
 from .program import Variable, default_main_program
 from .scope import LoDTensor, global_scope
+from .variable import names_of
 
 __all__ = ["Executor", "op_error"]
 
@@ -48,7 +49,8 @@ class Executor:
             program, "Executor.run")
         scope = global_scope() if scope is None else scope
         feed = self._feed_dict(feed)
-        fetch_names = self._fetch_names(fetch_list)
+        fetch_names = names_of(fetch_list,
+                               "Executor.run: fetch_list entries must be Variables or names")
         gb = program.global_block()
         for name in feed:
             if gb._find_var_recursive(name) is None:
@@ -119,23 +121,6 @@ class Executor:
                 raise TypeError(f"Executor.run: feed keys must be variable names, got {k!r}")
             out[name] = v
         return out
-
-    @staticmethod
-    def _fetch_names(fetch_list):
-        if fetch_list is None:
-            return []
-        if isinstance(fetch_list, (str, Variable)):
-            fetch_list = [fetch_list]
-        names = []
-        for f in fetch_list:
-            if isinstance(f, Variable):
-                names.append(f.name)
-            elif isinstance(f, str):
-                names.append(f)
-            else:
-                raise TypeError(f"Executor.run: fetch_list entries must be Variables or names, "
-                                f"got {type(f).__name__}")
-        return names
 
     def _check_feed(self, block, name, value):
         var = block._find_var_recursive(name)

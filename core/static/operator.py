@@ -3,7 +3,7 @@ lists, JSON attributes, role, origin; see :mod:`core.static.program`) and the co
 attribute values to JSON data."""
 import numpy as np
 
-from .variable import Variable
+from .variable import names_of
 
 __all__ = ["EMPTY_VAR_NAME", "OP_ROLES", "Operator"]
 
@@ -43,8 +43,9 @@ class Operator:
         where = f"op '{type}'"
         self.block = block
         self.type = str(type)
-        self.inputs = {str(k): _names(v, where) for k, v in (inputs or {}).items()}
-        self.outputs = {str(k): _names(v, where) for k, v in (outputs or {}).items()}
+        expected = f"{where}: variable lists hold names or Variables"
+        self.inputs = {str(k): names_of(v, expected) for k, v in (inputs or {}).items()}
+        self.outputs = {str(k): names_of(v, expected) for k, v in (outputs or {}).items()}
         self.attrs = {str(k): _json_attr(k, v, where) for k, v in (attrs or {}).items()}
         if role not in OP_ROLES:
             raise ValueError(f"{where}: role must be one of {OP_ROLES}, got {role!r}")
@@ -52,18 +53,17 @@ class Operator:
         self.origin = list(origin) if origin is not None else None
 
     def input(self, slot):
-        try:
-            return list(self.inputs[slot])
-        except KeyError:
-            raise KeyError(f"op '{self.type}' has no input slot '{slot}'; it has "
-                           f"{sorted(self.inputs)}") from None
+        return self._slot(self.inputs, "input", slot)
 
     def output(self, slot):
+        return self._slot(self.outputs, "output", slot)
+
+    def _slot(self, slots, kind, slot):
         try:
-            return list(self.outputs[slot])
+            return list(slots[slot])
         except KeyError:
-            raise KeyError(f"op '{self.type}' has no output slot '{slot}'; it has "
-                           f"{sorted(self.outputs)}") from None
+            raise KeyError(f"op '{self.type}' has no {kind} slot '{slot}'; it has "
+                           f"{sorted(slots)}") from None
 
     @property
     def input_names(self):
@@ -118,22 +118,3 @@ class Operator:
         return text
 
     __str__ = __repr__
-
-
-def _names(value, where):
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Variable):
-        return [value.name]
-    if value is None:
-        return []
-    out = []
-    for v in value:
-        if isinstance(v, Variable):
-            out.append(v.name)
-        elif isinstance(v, str):
-            out.append(v)
-        else:
-            raise TypeError(f"{where}: variable lists hold names or Variables, got "
-                            f"{type(v).__name__}")
-    return out

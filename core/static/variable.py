@@ -1,11 +1,14 @@
 """Variables of the static Program IR: :class:`Variable` (a named value of a Block, with the
 fields listed in :mod:`core.static.program`) and :class:`Parameter`, plus the naming rule for
-gradient variables. Arithmetic on a Variable appends ops (:class:`core.tensor_ops.TensorOps`);
-asking for its value while the program is built is an error that says what to do instead."""
+gradient variables, :func:`names_of` (the Variables or names given to an API, as names) and
+:func:`merge_shape` (the shape of a value that may have either of two shapes). Arithmetic on
+a Variable appends ops (:class:`core.tensor_ops.TensorOps`); asking for its value while the
+program is built is an error that says what to do instead."""
 from ..dtypes import convert_dtype
 from ..tensor_ops import TensorOps
 
-__all__ = ["GRAD_SUFFIX", "VAR_TYPES", "Parameter", "Variable", "grad_var_name"]
+__all__ = ["GRAD_SUFFIX", "VAR_TYPES", "Parameter", "Variable", "grad_var_name", "merge_shape",
+           "names_of"]
 
 GRAD_SUFFIX = "@GRAD"
 VAR_TYPES = ("lod_tensor", "tensor_array", "step_scopes")
@@ -166,3 +169,33 @@ class Parameter(Variable):
         return "param " + super().__repr__()[4:]
 
     __str__ = __repr__
+
+
+def names_of(values, expected, allow_none=True):
+    """The names of ``values``: a Variable or a name, or an iterable (list, tuple, set) of
+    them; None gives no names unless ``allow_none`` is False. Anything else raises
+    ``TypeError(f"{expected}, got {type name}")``, so ``expected`` says who asks and what it
+    takes (``"Executor.run: fetch_list entries must be Variables or names"``)."""
+    if values is None and allow_none:
+        return []
+    if isinstance(values, (str, Variable)) or not hasattr(values, "__iter__"):
+        values = [values]
+    names = []
+    for v in values:
+        if isinstance(v, Variable):
+            names.append(v.name)
+        elif isinstance(v, str):
+            names.append(v)
+        else:
+            raise TypeError(f"{expected}, got {type(v).__name__}")
+    return names
+
+
+def merge_shape(a, b):
+    """The static shape of a value that has shape ``a`` or shape ``b`` (None: unknown): dims
+    equal in both stay, differing dims become -1; False for different ranks."""
+    if a is None or b is None:
+        return a if b is None else b
+    if len(a) != len(b):
+        return False
+    return [x if x == y else -1 for x, y in zip(a, b)]

@@ -1,5 +1,7 @@
 """cond / while_loop / case / switch_case / tensor arrays / increment / Print / Assert, in both
 modes, with gradients through control flow checked against central differences."""
+import collections
+
 import numpy as np
 import pytest
 
@@ -67,6 +69,19 @@ def test_cond_nested_structure_and_python_values():
     a, b0 = run(main, {"x": np.array([1, 2], np.float32)}, [out["a"], out["b"][0]])
     np.testing.assert_allclose(a, [1, 2])
     np.testing.assert_allclose(b0, [2, 4])
+
+
+def test_cond_keeps_a_namedtuple():
+    pair = collections.namedtuple("Pair", "h c")
+
+    def fn():
+        x = static.data("x", [2], "float32")
+        return layers.cond(layers.reduce_sum(x) > 0.0, lambda: pair(x, 1), lambda: pair(-x, 1))
+
+    main, _, out = build(fn)
+    assert isinstance(out, pair) and out.c == 1
+    h, = run(main, {"x": np.array([1, 2], np.float32)}, [out.h])
+    np.testing.assert_allclose(h, [1, 2])
 
 
 def test_cond_structure_mismatch_names_the_position():
