@@ -131,13 +131,13 @@ class Optimizer:
         program = param.block.program
         var = self._static_lr.get(id(program))
         if var is None:
-            if isinstance(self._learning_rate, LRScheduler):
-                raise TypeError(f"{type(self).__name__}: a learning-rate schedule "
-                                f"({type(self._learning_rate).__name__}) works in eager mode "
-                                "only; a static program needs a constant float learning_rate")
             var = builder.create_global_var(name=unique_name.generate("learning_rate"),
                                             shape=[1], dtype="float32",
-                                            value=float(self._learning_rate), persistable=True)
+                                            value=self.current_step_lr(), persistable=True)
+            if isinstance(self._learning_rate, LRScheduler):
+                # NOTE: as in PaddlePaddle 2: the Executor writes the schedule's current value
+                # into this variable before every run; the user calls ``scheduler.step()``.
+                builder.register_lr_schedule(program, var.name, self._learning_rate)
             self._static_lr[id(program)] = var
         return var
 

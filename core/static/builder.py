@@ -74,6 +74,20 @@ def _check_same_program(op, slot, v, program):
             "visible outside through the body's outputs)")
 
 
+def register_lr_schedule(program, var_name, schedule):
+    """Make ``Executor.run(program)`` set persistable ``var_name`` to ``schedule()`` (a
+    ``core.lr`` scheduler) before each run."""
+    schedules = getattr(program, "_lr_schedules", None)
+    if schedules is None:
+        schedules = program._lr_schedules = []
+    schedules.append((var_name, schedule))
+
+
+def lr_schedules(program):
+    """``[(variable name, scheduler)]`` registered on ``program``."""
+    return getattr(program, "_lr_schedules", ())
+
+
 def eager_parameters(program):
     """``{name: eager tensor}`` for every eager Parameter (or persistable eager tensor, such as
     a running statistic) that ``program`` reads or writes under that name: what a caller must

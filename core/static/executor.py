@@ -15,6 +15,7 @@ import numpy as np
 from ..backend import CPUPlace, Place, as_numpy, get_array_module, to_place
 from ..errors import OpError, describe_value
 from ..random import make_generator
+from .builder import lr_schedules
 from .codegen import compile_plan
 from .compiled import unwrap_program
 from .program import Variable, default_main_program
@@ -56,6 +57,9 @@ class Executor:
             if gb._find_var_recursive(name) is None:
                 raise ValueError(_unknown_feed_message(program, name))
         plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache)
+        for name, schedule in lr_schedules(program):
+            var = gb._find_var_recursive(name)
+            scope._vars[name] = to_place(np.full(var.shape, schedule(), var.dtype), self.place)
         values, used = [], 0
         for name, var in plan.ext:
             if name in feed:
