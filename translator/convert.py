@@ -27,7 +27,10 @@ Unsupported constructs, and what happens (one choice per construct):
   ``while`` op is built inside the ``try``/``with``, so an ``except`` catches errors raised
   while the Program is built, not those the executor raises when it runs.
 """
+import collections
 import inspect
+import linecache
+import re
 import textwrap
 import types
 import weakref
@@ -70,12 +73,12 @@ def not_to_static(func):
 class Context:
     """What a transformer needs: where the code came from, and fresh names."""
 
-    def __init__(self, filename, line_offset, tree):
+    def __init__(self, filename, line_offset, used_names):
+        """``used_names``: the identifiers the function uses (names and ``def`` names)."""
         self.filename = filename
         self.line_offset = line_offset
         self.helpers = HELPERS_NAME
-        self._used = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-        self._used |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
+        self._used = set(used_names)
         self._used.add(HELPERS_NAME)
         self.generated_functions = set()
 
@@ -116,30 +119,102 @@ def _unwrap(func):
     return func, None
 
 
+_HEADER = re.compile(r"\s*(@|def\s|async\s+def\s)")
+_DEF = re.compile(r"\s*(async\s+)?def\s")
+
+
+def _def_lines(lines, start):
+    """The lines of the ``def`` statement that begins at ``lines[start]`` (decorators first):
+    up to the first code line, after the ``def`` line, indented no deeper than the
+    ``def``; trailing blank and comment lines dropped. A cut inside a bracket, string or
+    continuation line leaves text that does not parse -- the caller checks."""
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    seen_def, end = False, len(lines)
+    for k in range(start, len(lines)):
+        line = lines[k]
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(line) - len(stripped)
+        if seen_def and depth <= indent:
+            end = k
+            break
+        if depth == indent and _DEF.match(line):
+            seen_def = True
+    while end > start and lines[end - 1].strip()[:1] in ("", "#"):
+        end -= 1
+    return lines[start:end]
+
+
+def _fast_source(func):
+    """The gast tree of ``func``'s source read from ``linecache`` by indentation, or None
+    when that is not certain (then ``inspect.getsource`` decides). Same text as
+    ``inspect.getsource`` gives, without tokenizing the block (whose regular expressions a
+    fresh process would first compile): the text must parse to exactly one ``def``, which a
+    block cut too early (inside brackets, a string or a continuation) or too late (the next
+    statement) does not."""
+    if hasattr(func, "__wrapped__"):  # inspect follows __wrapped__
+        return None
+    code = func.__code__
+    linecache.checkcache(code.co_filename)
+    lines = linecache.getlines(code.co_filename, func.__globals__)
+    start = code.co_firstlineno - 1
+    if not 0 <= start < len(lines) or not _HEADER.match(lines[start]):
+        return None
+    source = textwrap.dedent("".join(_def_lines(lines, start)))
+    try:
+        tree = gast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (gast.FunctionDef,
+                                                            gast.AsyncFunctionDef)):
+        return None
+    return tree
+
+
 def _parse(func):
     if func.__name__ == "<lambda>":
         raise ConversionError(f"cannot convert a lambda ({func.__code__.co_filename}:"
                               f"{func.__code__.co_firstlineno}); use a def")
-    try:
-        source = textwrap.dedent(inspect.getsource(func))
-    except (OSError, TypeError) as e:
-        raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
-                              f"available ({e})") from None
-    tree = gast.parse(source)
+    tree = _fast_source(func)
+    if tree is None:
+        try:
+            source = textwrap.dedent(inspect.getsource(func))
+        except (OSError, TypeError) as e:
+            raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
+                                  f"available ({e})") from None
+        tree = gast.parse(source)
     fn_node = tree.body[0]
     filename = func.__code__.co_filename
     offset = func.__code__.co_firstlineno - 1
     if not isinstance(fn_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
         raise ConversionError(f"cannot convert {func.__qualname__} ({filename}:{offset + 1}):"
                               " its source is not a def statement")
-    for node in gast.walk(fn_node):
-        what = _UNSUPPORTED.get(type(node))
-        if what is not None:
-            raise ConversionError(f"{what} is not supported in converted code: "
+    used = set()
+    # one breadth-first walk (``gast.walk``'s order): the first unsupported construct, and the
+    # names the function uses outside its decorators (which are dropped)
+    todo = collections.deque([(fn_node, False)])
+    while todo:
+        node, in_decorator = todo.popleft()
+        kind = type(node)
+        if kind in _UNSUPPORTED:
+            raise ConversionError(f"{_UNSUPPORTED[kind]} is not supported in converted code: "
                                   f"{filename}:{(getattr(node, 'lineno', 1) or 1) + offset} "
                                   f"in {func.__qualname__}")
+        if not in_decorator:
+            if kind is gast.Name:
+                used.add(node.id)
+            elif kind is gast.FunctionDef:
+                used.add(node.name)
+        for field in node._fields:
+            value = getattr(node, field, None)
+            flag = in_decorator or (node is fn_node and field == "decorator_list")
+            if isinstance(value, gast.AST):
+                todo.append((value, flag))
+            elif isinstance(value, list):
+                todo.extend((v, flag) for v in value if isinstance(v, gast.AST))
     fn_node.decorator_list = []
-    return fn_node, Context(filename, offset, fn_node)
+    return fn_node, Context(filename, offset, used)
 
 
 def _run_passes(func, keep_stages=False, with_origin=False, only=None):

@@ -44,6 +44,24 @@ def _stmt_lists(node):
         yield case.body
 
 
+def _fill_lines(tree):
+    """Give each statement without a ``lineno`` its parent's, as ``ast.fix_missing_locations``
+    would (``ast.unparse`` reads statements' ``lineno``; expressions need none here, and
+    walking only the statement lists is much cheaper than fixing every node)."""
+    todo = [(tree, 1)]
+    while todo:
+        node, lineno = todo.pop()
+        if "lineno" in node._attributes:
+            if hasattr(node, "lineno"):
+                lineno = node.lineno
+            else:
+                node.lineno = lineno
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                todo.extend((child, lineno) for child in children)
+
+
 def _pair_lines(orig, printed, out):
     """Map printed statement lines to the original ``lineno`` (same structure, walked)."""
     todo = [(orig, printed)]
@@ -64,7 +82,7 @@ def to_source(tree, filename=None, line_offset=0, with_origin=False, parsed=None
     same code as ``text``, so the loader need not parse the text again).
     """
     pytree = gast.gast_to_ast(tree)
-    ast.fix_missing_locations(pytree)
+    _fill_lines(pytree)
     text = ast.unparse(pytree)
     starts = {}
     reparsed = ast.parse(text)
@@ -113,9 +131,11 @@ def current_user_origin():
     """The user's ``(filename, lineno, source_line)`` of the innermost converted frame."""
     frame = sys._getframe(1)
     while frame is not None:
-        found = lookup(frame.f_code.co_filename, frame.f_lineno)
-        if found is not None:
-            return found
+        filename = frame.f_code.co_filename
+        if filename in _maps:  # NOTE: checked first: computing f_lineno scans the line table
+            found = lookup(filename, frame.f_lineno)
+            if found is not None:
+                return found
         frame = frame.f_back
     return None
 

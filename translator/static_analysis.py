@@ -25,10 +25,16 @@ read the annotations, so an analysis always matches the tree it describes):
 
 Results are sets; every consumer orders them with ``sorted`` so generated code never depends
 on set iteration order.
+
+Within one :func:`analyze` call the tree does not change, so the names of each statement are
+collected once and remembered (keyed on the statement node itself, which the tree keeps alive;
+never on a temporary list): liveness revisits loop bodies until a fixed point, and a nested
+function's statements are seen both from the enclosing scope and as their own scope.
 """
 import gast
 
 from .gast_nodes import get_anno, set_anno
+from .visitor import NodeVisitor, child_statements
 
 __all__ = [
     "analyze",
@@ -45,12 +51,41 @@ _FUNCS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 _COMPS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-class _Names(gast.NodeVisitor):
-    """Collect the reads, may-writes and definite writes (kills) of one scope."""
+class _Names(NodeVisitor):
+    """Collect the reads, may-writes and definite writes (kills) of one scope.
 
-    def __init__(self):
+    ``memo`` (a dict, or None): statement results remembered across collectors for as long as
+    the tree is unchanged (one :func:`analyze` call). Visiting a node only adds to the
+    collector's sets, so a statement's own contribution can be computed once and merged.
+    """
+
+    def __init__(self, memo=None):
         self.reads, self.writes, self.kills = set(), set(), set()
         self.nonlocals, self.globals = set(), set()
+        self.memo = memo
+
+    def visit(self, node):
+        if self.memo is None or not isinstance(node, gast.stmt):
+            return super().visit(node)
+        self.merge(self.own(node))
+        return None
+
+    def own(self, node):
+        """The names of ``node`` alone, from the memo or collected now and remembered."""
+        entry = self.memo.get(id(node))
+        if entry is None or entry[0] is not node:
+            own = _Names(self.memo)
+            super(_Names, own).visit(node)
+            entry = (node, own)
+            self.memo[id(node)] = entry
+        return entry[1]
+
+    def merge(self, other):
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.kills |= other.kills
+        self.nonlocals |= other.nonlocals
+        self.globals |= other.globals
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load):
@@ -89,7 +124,7 @@ class _Names(gast.NodeVisitor):
             self.visit(stmt)
 
     def _inner_scope(self, params, body_nodes):
-        inner = _Names()
+        inner = _Names(self.memo)
         for p in params:
             inner.visit(p)
         for b in body_nodes:
@@ -122,7 +157,7 @@ class _Names(gast.NodeVisitor):
 
     def _visit_comp(self, node):
         self.visit(node.generators[0].iter)
-        inner = _Names()
+        inner = _Names(self.memo)
         for k, gen in enumerate(node.generators):
             inner.visit(gen.target)
             if k:
@@ -142,10 +177,15 @@ class _Names(gast.NodeVisitor):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comp
 
 
-def _collect(node):
-    c = _Names()
+def _collect(node, memo=None):
+    """The names of a node or a list of nodes; with a ``memo`` every node given (statement or
+    not) and every statement inside is looked up / remembered there."""
+    c = _Names(memo)
     for n in (node if isinstance(node, list) else [node]):
-        c.visit(n)
+        if memo is None:
+            c.visit(n)
+        else:
+            c.merge(c.own(n))
     return c
 
 
@@ -164,11 +204,21 @@ def kills(node):
     return frozenset(_collect(node).kills)
 
 
+def _statements(node):
+    """``node`` and every statement under it, nested functions' included."""
+    out, todo = [], [node]
+    while todo:
+        s = todo.pop()
+        out.append(s)
+        todo.extend(reversed(child_statements(s)))
+    return out
+
+
 def declared_globals(fn_node):
     """Names the function declares ``global`` (they are not part of any local state)."""
     cached = get_anno(fn_node, "declared_globals")
     if cached is None:
-        cached = frozenset(n for s in gast.walk(fn_node) if isinstance(s, gast.Global)
+        cached = frozenset(n for s in _statements(fn_node) if isinstance(s, gast.Global)
                            for n in s.names)
         # NOTE: passes add no ``global`` statements, so the answer holds for the whole run.
         set_anno(fn_node, "declared_globals", cached)
@@ -190,8 +240,15 @@ def defined_before(node):
 class _Liveness:
     """Backward liveness over the structured statements of one function."""
 
-    def __init__(self):
+    def __init__(self, memo):
         self.loops = []  # (head_live, exit_live) of the enclosing loops
+        self.memo = memo
+
+    def reads(self, node):
+        return frozenset(_collect(node, self.memo).reads)
+
+    def kills(self, node):
+        return frozenset(_collect(node, self.memo).kills)
 
     def block(self, stmts, live):
         for stmt in reversed(stmts):
@@ -212,7 +269,7 @@ class _Liveness:
             body = self.block(s.body, head)
             self.loops.pop()
             if target is not None:
-                body = (body - kills(target)) | reads(target)
+                body = (body - self.kills(target)) | self.reads(target)
             new = head | body | test_reads | orelse
             if new == head:
                 return head
@@ -220,39 +277,43 @@ class _Liveness:
 
     def _stmt(self, s, live):
         if isinstance(s, gast.If):
-            return reads(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
+            return self.reads(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
         if isinstance(s, gast.While):
-            return self._loop(s, live, reads(s.test), None)
+            return self._loop(s, live, self.reads(s.test), None)
         if isinstance(s, (gast.For, gast.AsyncFor)):
             extra = get_anno(s, "extra_test")  # checked before each iteration
-            test = reads(extra) if extra is not None else frozenset()
-            return self._loop(s, live, test, s.target) | reads(s.iter)
+            test = self.reads(extra) if extra is not None else frozenset()
+            return self._loop(s, live, test, s.target) | self.reads(s.iter)
         if isinstance(s, (gast.Break, gast.Continue)):
             head, exit_ = self.loops[-1] if self.loops else (frozenset(), frozenset())
             return head | exit_
         if isinstance(s, gast.Return):
-            return reads(s.value) if s.value is not None else frozenset()
+            return self.reads(s.value) if s.value is not None else frozenset()
         if isinstance(s, (gast.With, gast.AsyncWith)):
             body = self.block(s.body, live)
             items = [i.context_expr for i in s.items]
             targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
-            return (body - kills(targets)) | reads(items) | reads(targets)
+            return (body - self.kills(targets)) | self.reads(items) | self.reads(targets)
         if isinstance(s, gast.Try):
             after = self.block(s.finalbody, live)
             handlers = frozenset().union(*[self.block(h.body, after) for h in s.handlers])
             orelse = self.block(s.orelse, after)
             body = self.block(s.body, orelse)
-            everything = reads(s.body) | reads(s.handlers) | reads(s.orelse)
+            everything = self.reads(s.body) | self.reads(s.handlers) | self.reads(s.orelse)
             return body | handlers | orelse | after | everything
-        return (live - kills(s)) | reads(s)
+        return (live - self.kills(s)) | self.reads(s)
 
 
-def _defined(fn_node):
+def _defined(fn_node, memo):
     """Annotate ``defined_before`` on the statements of ``fn_node`` in source order."""
+
+    def writes(node):
+        return _collect(node, memo).writes
+
     a = fn_node.args
     defined = {n.id for n in a.posonlyargs + a.args + a.kwonlyargs}
     defined |= {p.id for p in (a.vararg, a.kwarg) if p is not None}
-    defined |= _collect(fn_node.body).nonlocals
+    defined |= _collect(fn_node.body, memo).nonlocals
     todo = list(reversed(fn_node.body))
     while todo:
         s = todo.pop()
@@ -279,8 +340,9 @@ def _defined(fn_node):
 
 def analyze(fn_node):
     """Annotate liveness and definedness on ``fn_node`` and every nested function."""
-    for node in gast.walk(fn_node):
+    memo = {}  # id(node) -> (node, its _Names); valid while the tree is unchanged
+    for node in _statements(fn_node):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            _Liveness().block(node.body, frozenset())
-            _defined(node)
+            _Liveness(memo).block(node.body, frozenset())
+            _defined(node, memo)
     return fn_node

@@ -19,6 +19,7 @@ import gast
 
 from ..gast_nodes import get_anno, set_anno
 from ..templates import replace, replace_as_expression
+from ..visitor import NodeTransformer, child_statements
 
 __all__ = ["transform"]
 
@@ -36,7 +37,7 @@ def _jumps_in(stmts):
         elif isinstance(node, gast.Continue):
             found.add("continue")
         elif not isinstance(node, _SCOPES):
-            todo.extend(gast.iter_child_nodes(node))
+            todo.extend(child_statements(node))
     return found
 
 
@@ -72,7 +73,7 @@ class _Rewriter:
         return out
 
 
-class _BreakContinue(gast.NodeTransformer):
+class _BreakContinue(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

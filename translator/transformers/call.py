@@ -11,11 +11,12 @@ method's closure cell, which the converted function shares).
 import gast
 
 from ..templates import replace_as_expression
+from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
 
-class _Call(gast.NodeTransformer):
+class _Call(NodeTransformer):
     def __init__(self, ctx, fn_node):
         self.ctx = ctx
         args = fn_node.args.posonlyargs + fn_node.args.args

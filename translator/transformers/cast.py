@@ -9,13 +9,14 @@ import gast
 
 from ..gast_nodes import constant
 from ..templates import replace_as_expression
+from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
 _CASTS = ("int", "float", "bool")
 
 
-class _Cast(gast.NodeTransformer):
+class _Cast(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

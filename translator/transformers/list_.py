@@ -20,6 +20,7 @@ import gast
 
 from .. import static_analysis as sa
 from ..templates import replace, replace_as_expression
+from ..visitor import NodeTransformer, NodeVisitor
 
 __all__ = ["transform"]
 
@@ -31,7 +32,7 @@ def _method_call(expr, method, local_names):
         not any(isinstance(a, gast.Starred) for a in expr.args) and not expr.keywords
 
 
-class _ListNames(gast.NodeVisitor):
+class _ListNames(NodeVisitor):
     """The local names a scope calls ``.append`` / ``.pop`` on (nested scopes not entered)."""
 
     def __init__(self, local_names):
@@ -56,7 +57,7 @@ def _list_names(fn_node, local_names):
     return finder.found
 
 
-class _List(gast.NodeTransformer):
+class _List(NodeTransformer):
     """Rewrites list updates of the function's own local names (not globals or free names)."""
 
     def __init__(self, ctx, fn_node):
@@ -139,5 +140,15 @@ class _List(gast.NodeTransformer):
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
 
+def _has_list_calls(fn_node):
+    """Whether any ``name.append(...)`` / ``name.pop(...)`` call occurs: without one the pass
+    changes nothing (no list names, so no subscript is rewritten either)."""
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and
+               n.func.attr in ("append", "pop") and isinstance(n.func.value, gast.Name)
+               for n in gast.walk(fn_node))
+
+
 def transform(node, ctx):
+    if not _has_list_calls(node):
+        return node
     return _List(ctx, node).visit(node)

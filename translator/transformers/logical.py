@@ -16,6 +16,7 @@ import gast
 
 from ..gast_nodes import constant, get_anno, set_anno
 from ..templates import replace_as_expression
+from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
@@ -23,7 +24,7 @@ _AND = "helpers.convert_logical_and(lambda: left, lambda: right)"
 _OR = "helpers.convert_logical_or(lambda: left, lambda: right)"
 
 
-class _Logical(gast.NodeTransformer):
+class _Logical(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -8,11 +8,12 @@ only when the condition is false, as in Python (it is passed as a thunk).
 import gast
 
 from ..templates import replace, replace_as_expression
+from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
 
-class _PrintAssert(gast.NodeTransformer):
+class _PrintAssert(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -25,6 +25,7 @@ import gast
 
 from ..gast_nodes import constant
 from ..templates import replace
+from ..visitor import NodeTransformer, child_statements
 
 __all__ = ["transform"]
 
@@ -42,7 +43,7 @@ def _returns_in(stmts):
         if isinstance(node, gast.Return):
             return True
         if not isinstance(node, _SCOPES):
-            todo.extend(gast.iter_child_nodes(node))
+            todo.extend(child_statements(node))
     return False
 
 
@@ -69,7 +70,7 @@ def _breaks(stmts):
         if isinstance(node, gast.Break):
             return True
         if not isinstance(node, _SCOPES + _LOOPS):
-            todo.extend(gast.iter_child_nodes(node))
+            todo.extend(child_statements(node))
     return False
 
 
@@ -116,7 +117,7 @@ class _Rewriter:
             handler.body = self.block(handler.body, in_loop)
 
 
-class _Return(gast.NodeTransformer):
+class _Return(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

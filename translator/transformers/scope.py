@@ -7,16 +7,15 @@ statements a construct needs for modified names that no earlier statement binds 
 in the generated functions needs a binding in the enclosing function, and the value reads as
 "undefined" until assigned).
 """
-import gast
-
 from .. import static_analysis as sa
 from ..gast_nodes import constant
 from ..templates import replace
+from ..visitor import NodeTransformer
 
 __all__ = ["ScopeTracker", "undefined_inits"]
 
 
-class ScopeTracker(gast.NodeTransformer):
+class ScopeTracker(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.globals = frozenset()

@@ -7,11 +7,12 @@ read from a ``shape`` op; anything else (eager tensors, numpy arrays) returns it
 import gast
 
 from ..templates import replace_as_expression
+from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
 
-class _Shape(gast.NodeTransformer):
+class _Shape(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
