@@ -24,6 +24,7 @@ import numpy as np
 from core import static as _static
 from core.autograd import Node, _grad_state
 from core.backend import array_module_of, default_place, get_array_module, place_of
+from core.random import default_generator
 from core.ops.registry import KernelContext, OpDef
 from core.static.analysis import op_reads, op_writes
 from core.static.codegen import compile_plan
@@ -41,11 +42,11 @@ class RunProgramOp(OpDef):
     inputs = ("X*", "Params*")
     outputs = ("Out*", "Saved*")
     nondiff_outputs = ("Saved",)
-    attrs = {"program": None}  # declared as the OpDef contract says
+    attrs = {"program": None, "run_seed": None}  # declared as the OpDef contract says
     checked_by_registry = False
 
-    def backward(self, ctx, ins, outs, douts, program=None):
-        return program._backward(ins, outs, douts)
+    def backward(self, ctx, ins, outs, douts, program=None, run_seed=None):
+        return program._backward(ins, outs, douts, run_seed)
 
 
 _RUN_PROGRAM = RunProgramOp()
@@ -224,12 +225,16 @@ class PartialProgram:
             return [_wrap(a, None, (0, j)) for j, a in enumerate(fetched)]
         grad = self._grad_program()
         runner = grad.forward_runner(self, place)
+        # NOTE: one seed for this call's random ops, shared with its backward half: that half
+        # re-runs cond branches, whose dropout masks (say) must be the ones the forward drew.
+        run_seed = int(default_generator(np).integers(0, 2 ** 62))
+        runner.ctx.begin_run(run_seed)
         fetched, written = runner(values)
         self._write_back(runner, written)
         n_out = len(self.out_names)
         outs, saved = list(fetched[:n_out]), list(fetched[n_out:])
         node = Node(_RUN_PROGRAM, [list(tensors), list(params)], [arrays, values[len(arrays):]],
-                    [outs, saved], {"program": self})
+                    [outs, saved], {"program": self, "run_seed": run_seed})
         diff = set(self.diff_outputs)
         return [_wrap(a, node if j in diff else None, (0, j)) for j, a in enumerate(outs)]
 
@@ -242,7 +247,7 @@ class PartialProgram:
                 if p is not None:
                     p._data = value
 
-    def _backward(self, ins, outs, douts):
+    def _backward(self, ins, outs, douts, run_seed=None):
         grad = self._grad
         arrays, param_arrays = ins
         saved = outs[1]
@@ -259,6 +264,7 @@ class PartialProgram:
         if grad.seed_names and grad.wrt_names:
             place = place_of(arrays[0] if arrays else param_arrays[0])
             runner = grad.backward_runner(self, place)
+            runner.ctx.begin_run(run_seed)
             fetched, _ = runner(list(arrays) + list(param_arrays) + list(saved) + seeds)
             it = iter(fetched)
             results = [None if n is None else next(it) for n in grad.grad_names]

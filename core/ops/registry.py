@@ -36,13 +36,42 @@ class KernelContext:
     """What a kernel may use besides its arrays: the array module, the place, a random
     generator (``rng()``, for random ops) and, in ``backward``, which inputs need gradients."""
 
-    __slots__ = ("xp", "place", "_rng_source", "needs_grad")
+    __slots__ = ("xp", "place", "_rng_source", "needs_grad", "run_seed", "_counts")
 
     def __init__(self, xp, place, rng_source=None, needs_grad=None):
         self.xp = xp
         self.place = place
         self._rng_source = rng_source
         self.needs_grad = needs_grad
+        self.run_seed = None
+        self._counts = None
+
+    def begin_run(self, seed):
+        """Derive every random op's generator from ``seed`` for the run that follows (see
+        :meth:`op_ctx`); None restores the shared generator."""
+        self.run_seed = seed
+        self._counts = {} if seed is not None else None
+
+    def op_ctx(self, key):
+        """The context random op ``key`` (unique in its program) runs with. Under
+        :meth:`begin_run` its generator is seeded from (run seed, key, how many times the op
+        ran in this run) alone, so a second plan replaying part of the same run (a gradient
+        plan re-running a ``cond`` branch) draws exactly the values the first one drew."""
+        if self.run_seed is None:
+            return self
+        n = self._counts.get(key, 0)
+        self._counts[key] = n + 1
+        seed = hash((self.run_seed, key, n)) & 0x7FFFFFFFFFFFFFFF
+        gen = []
+
+        def source(xp):
+            if not gen:
+                from ..random import make_generator
+
+                gen.append(make_generator(xp, seed))
+            return gen[0]
+
+        return KernelContext(self.xp, self.place, rng_source=source)
 
     def rng(self):
         """The random generator for this run: a ``numpy.random.Generator`` (or cupy's)."""

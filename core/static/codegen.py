@@ -316,7 +316,11 @@ class _Generator(ControlFlowEmitter):
         outs = op_writes(op)
         if len(outs) == 1 and id(self.var(block, outs[0], op)) in self.hoisted:
             return  # evaluated at compile time (_plan_hoisting)
-        args = ["ctx"] + self._in_expr(block, op, opdef)
+        # NOTE: a random op gets its own context (KernelContext.op_ctx), keyed by its position,
+        # which stays the same in programs cloned from this one.
+        ctx_arg = f"ctx.op_ctx({block.idx * 65536 + block.ops.index(op)})" if opdef.random \
+            else "ctx"
+        args = [ctx_arg] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
         fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
         if fast is not None:

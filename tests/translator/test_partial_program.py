@@ -272,3 +272,44 @@ def test_gradient_through_a_while_loop_with_constants_in_its_body():
         loss.backward()
         np.testing.assert_allclose(loss.numpy(), 4.0 * 2 ** trips)
         np.testing.assert_allclose(x.gradient(), [2.0 ** trips] * 2)
+
+
+def _dropout_in_branch(x):
+    if x.sum() > 0:
+        y = core.layers.dropout(x * 2.0, 0.5, dropout_implementation="upscale_in_train")
+    else:
+        y = x
+    return y
+
+
+def test_random_op_in_a_tensor_if_gets_the_forward_mask_in_backward():
+    """The backward half re-runs cond branches; a dropout there must replay the forward's
+    mask, or the gradient silently disagrees with the output."""
+    core.seed(1)
+    f = declarative(_dropout_in_branch)
+    for _ in range(3):
+        x = t(np.ones((4, 8)), stop_gradient=False)
+        out = f(x)
+        out.sum().backward()
+        kept = out.numpy() != 0
+        assert 0 < kept.sum() < kept.size
+        np.testing.assert_allclose(x.gradient(), 4.0 * kept)  # d(2x * mask / 0.5)/dx
+
+
+def _dropout_in_loop(x, n):
+    outs = []
+    i = 0
+    while i < n:
+        outs.append(core.layers.dropout(x, 0.5, dropout_implementation="upscale_in_train"))
+        i += 1
+    return core.layers.stack(outs)
+
+
+def test_random_op_in_a_loop_draws_a_new_mask_each_iteration():
+    core.seed(2)
+    x = t(np.ones((64,)), stop_gradient=False)
+    out = declarative(_dropout_in_loop)(x, core.to_tensor(np.array(3, np.int64)))
+    masks = out.numpy() != 0
+    assert not np.array_equal(masks[0], masks[1]) and not np.array_equal(masks[1], masks[2])
+    out.sum().backward()
+    np.testing.assert_allclose(x.gradient(), 2.0 * masks.sum(axis=0))
