@@ -7,9 +7,10 @@
     through the generic ``core.dispatch.apply``, against 1000 ``np.add`` calls.
 (b) One MNIST training step (batch 64; forward, backward, Adam update) of the model in
     ``examples/mnist_model.py``, eager, against a hand-written numpy forward + backward +
-    Adam of the same network (NHWC im2col convolutions as GEMMs, strided 2x2 max pooling,
-    fused softmax-cross-entropy gradient). Before timing, the numpy step is checked against
-    the eager one: same loss and same updated weights.
+    Adam of the same network, with the best layout per layer (``NumpyMNIST``: each conv's
+    windows copied once and one GEMM; reshaped-tile 2x2 max pooling; fused
+    softmax-cross-entropy gradient). Before timing, the numpy step is checked against the
+    eager one: same loss and same updated weights.
 
 Each figure is the median of repeated runs; ratios are eager / numpy from the same run.
 Absolute times are only comparable on the same machine.
@@ -78,9 +79,62 @@ def per_op_rows(repeats):
 
 
 # -- (b) the MNIST step in numpy -------------------------------------------------------------
+def _conv1_cols(images, cols):
+    """The 5x5 windows of the 1-channel images [N, 1, 28, 28], tap-major ``[26, N*24*24]``
+    (one copy into ``cols``, in runs of 24 floats) with a last row of ones for the bias."""
+    n = images.shape[0]
+    cols = cols.reshape(26, n, 24, 24)
+    cols[25] = 1
+    win = np.lib.stride_tricks.sliding_window_view(images.reshape(n, 28, 28), (5, 5),
+                                                   axis=(1, 2))
+    cols[:25].reshape(5, 5, n, 24, 24)[...] = win.transpose(3, 4, 0, 1, 2)
+    return cols.reshape(26, n * 576)
+
+
+def _pool(y):
+    """2x2/2 max pooling of a channels-last ``y`` [N, H, W, C]: the tiles are a reshape (no
+    copy); one ``maximum`` over row pairs, one over column pairs, both on runs of C floats."""
+    n, h, w, c = y.shape
+    v = y.reshape(n, h // 2, 2, w // 2, 2, c)
+    rows = np.maximum(v[:, :, 0], v[:, :, 1])
+    return np.maximum(rows[:, :, :, 0], rows[:, :, :, 1])
+
+
+def _pool_relu_grad(r, p, dp):
+    """Gradient through 2x2/2 max pooling (to the first maximum of each tile in row-major
+    order, as the pool2d op does) and the ReLU before it, channels-last. One pass per tile
+    position, written straight into the result with ``out=`` (no zero fill, no temporaries):
+    windows whose maximum is 0 pass no gradient through the ReLU."""
+    n, h, w, c = r.shape
+    v = r.reshape(n, h // 2, 2, w // 2, 2, c)
+    dr = np.empty_like(r)
+    dv = dr.reshape(v.shape)
+    free = p > 0
+    hit = np.empty_like(free)
+    for a in (0, 1):
+        for b in (0, 1):
+            np.equal(v[:, :, a, :, b], p, out=hit)
+            hit &= free
+            np.multiply(dp, hit, out=dv[:, :, a, :, b])
+            free ^= hit  # hit is a subset of free
+    return dr
+
+
 class NumpyMNIST:
-    """The MNIST net in numpy (NHWC inside), with Paddle's Adam. Parameters are copied from a
-    ``mnist_model.MNIST``."""
+    """The MNIST net in numpy, with Paddle's Adam. Parameters are copied from a
+    ``mnist_model.MNIST``.
+
+    Layouts, per layer: conv1 (1 channel) copies its windows once, tap-major
+    ``[25, N*24*24]`` in runs of 24 floats, plus a row of ones, and one GEMM
+    (``cols.T @ [W | b].T``) gives its biased output channels-last; conv2 (20 channels)
+    copies the windows of the channels-last image once as rows ``[N*8*8, 5*5*20]`` (runs of
+    100 floats) for one GEMM. The large intermediates live in work arrays reused from step
+    to step (``out=``), ReLU works in place; pooling uses reshaped tiles. Backward:
+    fused softmax-cross-entropy gradient, tile-wise pool routing, ``dFilter`` as one long-K
+    GEMM per conv (conv1's gives ``dBias`` too), conv2's input gradient as one stacked
+    matmul giving every kernel tap's gradient as a contiguous block, then 25 slice-adds onto
+    the channels-last image (conv1 needs no input gradient).
+    """
 
     NAMES = ("w1", "b1", "w2", "b2", "wf", "bf")
 
@@ -93,98 +147,70 @@ class NumpyMNIST:
         self.m1 = {n: np.zeros_like(v) for n, v in self.p.items()}
         self.m2 = {n: np.zeros_like(v) for n, v in self.p.items()}
         self.b1p, self.b2p = beta1, beta2
+        self._ws = {}
         self.lr, self.beta1, self.beta2, self.eps = lr, beta1, beta2, eps
-
-    @staticmethod
-    def _im2col(x, kh, kw):
-        """NHWC ``x`` -> rows of ``(kh, kw, c)`` patches ``[N * OH * OW, kh * kw * C]`` (valid
-        padding, stride 1): one contiguous slice copy per kernel offset."""
-        n, h, w, c = x.shape
-        oh, ow = h - kh + 1, w - kw + 1
-        cols = np.empty((n, oh, ow, kh * kw, c), x.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                cols[:, :, :, i * kw + j, :] = x[:, i:i + oh, j:j + ow, :]
-        return cols.reshape(n * oh * ow, kh * kw * c)
-
-    @staticmethod
-    def _col2im(dcols, shape, kh, kw):
-        n, h, w, c = shape
-        oh, ow = h - kh + 1, w - kw + 1
-        d = dcols.reshape(n, oh, ow, kh * kw, c)
-        dx = np.zeros(shape, dcols.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                dx[:, i:i + oh, j:j + ow, :] += d[:, :, :, i * kw + j, :]
-        return dx
-
-    @staticmethod
-    def _flat_filter(w):
-        """``[M, C, kh, kw]`` -> ``[M, kh * kw * C]`` matching :meth:`_im2col`'s columns."""
-        return w.transpose(0, 2, 3, 1).reshape(w.shape[0], -1)
-
-    def _conv(self, x, w, b):
-        m, _, kh, kw = w.shape
-        n, h, wd, _ = x.shape
-        cols = self._im2col(x, kh, kw)
-        out = cols @ self._flat_filter(w).T + b
-        return out.reshape(n, h - kh + 1, wd - kw + 1, m), cols
-
-    @staticmethod
-    def _filter_grad(dout, cols, w_shape):
-        m, c, kh, kw = w_shape
-        # NOTE: (cols.T @ dout).T is the BLAS-friendly order for this long-K product.
-        return (cols.T @ dout).T.reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
-
-    @staticmethod
-    def _pool(r):
-        return np.maximum(np.maximum(r[:, 0::2, 0::2], r[:, 1::2, 0::2]),
-                          np.maximum(r[:, 0::2, 1::2], r[:, 1::2, 1::2]))
-
-    @staticmethod
-    def _pool_relu_grad(r, p, dp):
-        """Gradient through 2x2 max pooling (to the first maximum of each window, as the
-        pool2d op does) and the ReLU before it."""
-        dr = np.zeros_like(r)
-        free = p > 0  # windows whose maximum is 0 pass no gradient through the ReLU
-        for a in (0, 1):
-            for b in (0, 1):
-                hit = free & (r[:, a::2, b::2] == p)
-                dr[:, a::2, b::2] = dp * hit
-                free &= ~hit
-        return dr
 
     def step(self, images, labels):
         p = self.p
         n = images.shape[0]
-        x = images.transpose(0, 2, 3, 1)  # NHWC
-        c1, cols1 = self._conv(x, p["w1"], p["b1"])
-        r1 = np.maximum(c1, 0)
-        p1 = self._pool(r1)
-        c2, cols2 = self._conv(p1, p["w2"], p["b2"])
-        r2 = np.maximum(c2, 0)
-        p2 = self._pool(r2)
-        flat = p2.transpose(0, 3, 1, 2).reshape(n, -1)  # Paddle flattens NCHW
-        z = flat @ p["wf"] + p["bf"]
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        prob = e / e.sum(axis=1, keepdims=True)
+        swv = np.lib.stride_tricks.sliding_window_view
+        # conv1 + ReLU + pool: tap-major windows [25, N*576] plus a row of ones, so that one
+        # GEMM adds the bias and gives rows [N*576, 20] (and, backward, dFilter and dBias)
+        cols1 = _conv1_cols(images, self._buf("cols1", (26, n * 576)))
+        w1 = np.concatenate([p["w1"].reshape(20, 25), p["b1"][:, None]], axis=1)
+        r1 = np.matmul(cols1.T, w1.T, out=self._buf("r1", (n * 576, 20)))
+        np.maximum(r1, 0, out=r1)
+        r1 = r1.reshape(n, 24, 24, 20)
+        p1 = _pool(r1)
+        # conv2 + ReLU + pool: channels-last rows [N*64, (i, j, c)]
+        w2 = p["w2"].transpose(0, 2, 3, 1).reshape(50, 500)
+        cols2 = self._buf("cols2", (n * 64, 500))
+        cols2.reshape(n, 8, 8, 5, 5, 20)[...] = \
+            swv(p1, (5, 5), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3)
+        r2 = np.matmul(cols2, w2.T, out=self._buf("r2", (n * 64, 50)))
+        r2 += p["b2"]
+        np.maximum(r2, 0, out=r2)
+        r2 = r2.reshape(n, 8, 8, 50)
+        p2 = _pool(r2)
+        # fc + softmax + cross entropy (Paddle flattens NCHW)
+        flat = p2.transpose(0, 3, 1, 2).reshape(n, 800)
+        z = flat @ p["wf"]
+        z += p["bf"]
+        z -= z.max(axis=1, keepdims=True)
+        prob = np.exp(z)
+        prob /= prob.sum(axis=1, keepdims=True)
         lab = labels.reshape(-1)
-        loss = float(-np.log(prob[np.arange(n), lab]).mean())
+        rows = np.arange(n)
+        loss = float(-np.log(prob[rows, lab]).mean())
         # backward
         dz = prob
-        dz[np.arange(n), lab] -= 1.0
+        dz[rows, lab] -= 1.0
         dz /= n
         g = {"wf": flat.T @ dz, "bf": dz.sum(axis=0)}
         dp2 = (dz @ p["wf"].T).reshape(n, 50, 4, 4).transpose(0, 2, 3, 1)
-        dc2 = self._pool_relu_grad(r2, p2, dp2).reshape(-1, 50)
-        g["w2"] = self._filter_grad(dc2, cols2, p["w2"].shape)
+        dc2 = _pool_relu_grad(r2, p2, dp2).reshape(n * 64, 50)
+        g["w2"] = (dc2.T @ cols2).reshape(50, 5, 5, 20).transpose(0, 3, 1, 2)
         g["b2"] = dc2.sum(axis=0)
-        dp1 = self._col2im(dc2 @ self._flat_filter(p["w2"]), p1.shape, 5, 5)
-        dc1 = self._pool_relu_grad(r1, p1, dp1).reshape(-1, 20)
-        g["w1"] = self._filter_grad(dc1, cols1, p["w1"].shape)
-        g["b1"] = dc1.sum(axis=0)
+        taps = np.matmul(dc2, p["w2"].transpose(2, 3, 0, 1).reshape(25, 50, 20),
+                         out=self._buf("taps", (25, n * 64, 20))).reshape(5, 5, n, 8, 8, 20)
+        dp1 = self._buf("dp1", (n, 12, 12, 20))
+        dp1.fill(0)
+        for i in range(5):
+            for j in range(5):
+                dp1[:, i:i + 8, j:j + 8] += taps[i, j]
+        dc1 = _pool_relu_grad(r1, p1, dp1).reshape(n * 576, 20)
+        gw1 = (cols1 @ dc1).T
+        g["w1"], g["b1"] = gw1[:, :25].reshape(20, 1, 5, 5), gw1[:, 25]
         self._adam(g)
         return loss
+
+    def _buf(self, name, shape):
+        """A float32 work array kept between steps, so that the big intermediates are not
+        fresh allocations (page faults) on every step."""
+        buf = self._ws.get(name)
+        if buf is None or buf.shape != shape:
+            buf = self._ws[name] = np.empty(shape, np.float32)
+        return buf
 
     def _adam(self, grads):
         lr_t = self.lr * np.sqrt(1 - self.b2p) / (1 - self.b1p)

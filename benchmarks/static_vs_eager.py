@@ -115,28 +115,58 @@ def bench_rnn(repeat, data_dependent):
 
 
 # -- MNIST ---------------------------------------------------------------------------------------
-def mnist_numpy(params, img):
-    """Hand-written numpy MNIST inference with the model's parameters: channels-last im2col
-    (one copy of the windows) + one GEMM per conv, bias and ReLU in place, 2x2 max pooling as
-    three ``maximum`` of strided slices."""
-    def conv_relu_pool(x, w, b):  # x: NHWC
-        m, c, k, _ = w.shape
-        n, h, wd, _ = x.shape
-        oh, ow = h - k + 1, wd - k + 1
-        win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(1, 2))  # n,oh,ow,c,k,k
-        cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, k * k * c)
-        y = cols @ w.transpose(2, 3, 1, 0).reshape(k * k * c, m)
-        y += b
-        np.maximum(y, 0, out=y)
-        y = y.reshape(n, oh, ow, m)
-        return np.maximum(np.maximum(y[:, 0::2, 0::2], y[:, 1::2, 0::2]),
-                          np.maximum(y[:, 0::2, 1::2], y[:, 1::2, 1::2]))
+_WORK = {}
 
-    x = conv_relu_pool(img.transpose(0, 2, 3, 1), params["w1"], params["b1"])
-    x = conv_relu_pool(x, params["w2"], params["b2"])
-    z = x.transpose(0, 3, 1, 2).reshape(x.shape[0], -1) @ params["wf"] + params["bf"]
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
+
+def _work(name, shape):
+    """A float32 work array kept between calls, so that the big intermediates of
+    ``mnist_numpy`` are not fresh allocations (page faults) on every call."""
+    buf = _WORK.get(name)
+    if buf is None or buf.shape != shape:
+        buf = _WORK[name] = np.empty(shape, np.float32)
+    return buf
+
+
+def _pool2x2(y):
+    """2x2/2 max pooling of a channels-last ``y`` [N, H, W, C]: the tiles are a reshape (no
+    copy); one ``maximum`` over row pairs, one over column pairs."""
+    n, h, w, c = y.shape
+    v = y.reshape(n, h // 2, 2, w // 2, 2, c)
+    rows = np.maximum(v[:, :, 0], v[:, :, 1])
+    return np.maximum(rows[:, :, :, 0], rows[:, :, :, 1])
+
+
+def mnist_numpy(params, img):
+    """Hand-written numpy MNIST inference with the model's parameters, the best layout per
+    layer: conv1 (1 channel) copies its windows once tap-major ``[25, N*24*24]`` (runs of 24
+    floats) next to a row of ones, and one GEMM ``cols.T @ [W | b].T`` gives the biased output
+    channels-last; conv2 (20 channels) copies the channels-last windows once as rows
+    ``[N*8*8, 5*5*20]`` (runs of 100 floats) for one GEMM; its bias and both ReLUs in place;
+    2x2 max pooling on reshaped tiles; the large intermediates live in work arrays reused
+    from call to call (``out=``)."""
+    swv = np.lib.stride_tricks.sliding_window_view
+    n = img.shape[0]
+    cols = _work("cols1", (26, n, 24, 24))
+    cols[25] = 1  # the bias row
+    cols[:25].reshape(5, 5, n, 24, 24)[...] = \
+        swv(img.reshape(n, 28, 28), (5, 5), axis=(1, 2)).transpose(3, 4, 0, 1, 2)
+    w1 = np.concatenate([params["w1"].reshape(20, 25), params["b1"][:, None]], axis=1)
+    y = np.matmul(cols.reshape(26, n * 576).T, w1.T, out=_work("y1", (n * 576, 20)))
+    np.maximum(y, 0, out=y)
+    x = _pool2x2(y.reshape(n, 24, 24, 20))
+    cols = _work("cols2", (n * 64, 500))
+    cols.reshape(n, 8, 8, 5, 5, 20)[...] = swv(x, (5, 5), axis=(1, 2)).transpose(0, 1, 2, 4, 5, 3)
+    y = np.matmul(cols, params["w2"].transpose(2, 3, 1, 0).reshape(500, 50),
+                  out=_work("y2", (n * 64, 50)))
+    y += params["b2"]
+    np.maximum(y, 0, out=y)
+    x = _pool2x2(y.reshape(n, 8, 8, 50))
+    z = x.transpose(0, 3, 1, 2).reshape(n, 800) @ params["wf"]  # Paddle flattens NCHW
+    z += params["bf"]
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
 
 
 def _mnist_class():
