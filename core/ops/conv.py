@@ -6,15 +6,16 @@ layout whose copy runs over the longer contiguous stretches of memory:
 * rows (``groups == 1`` and ``C * kw`` at least ``OW``, e.g. 20 -> 50 channels on 12x12): the
   input goes channels-last and the windows become rows ``[N*OH*OW, kh*kw*C]``, copied in runs
   of ``kw * C``; one GEMM with the ``[M, kh*kw*C]`` filter gives the output channels-last. The
-  input gradient is one stacked matmul giving each kernel tap's gradient as a contiguous
-  ``[N, OH, OW, C]`` block, added onto a channels-last image (``col2im``) in long runs.
+  backward pass goes tap by tap (see ``_rows_grads``): each tap's pixels and input gradient
+  are contiguous ``[N, OH, OW, C]`` blocks in two small reused buffers, added onto a
+  channels-last image in long runs; no columns are rebuilt.
 * per sample (few channels, e.g. an MNIST image, or ``groups > 1``): columns
   ``[N, groups, C/groups*kh*kw, OH*OW]`` copied in runs of ``OW``; a matmul broadcast over the
   batch gives ``[N, M, OH*OW]``, already NCHW, and ``dFilter`` is a batched matmul summed over
   the batch, so neither pass transposes the (large) output or its gradient.
 
-The op keeps no state between passes, so the backward pass rebuilds the columns (one copy)
-when ``dFilter`` is wanted; each of ``dInput`` and ``dFilter`` is skipped when
+The op keeps no state between passes, so the per-sample backward pass rebuilds the columns
+(one copy) when ``dFilter`` is wanted; each of ``dInput`` and ``dFilter`` is skipped when
 ``ctx.needs_grad`` says it is not wanted (a network's image input). ``fast_kernel`` binds the
 parsed attributes and fixed shapes for the static executor.
 """
@@ -158,21 +159,37 @@ class conv2d(OpDef):
 
 
 def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
+    """Both gradients of the rows layout, one kernel tap at a time: ``dFilter[:, :, i, j]`` is
+    ``d.T @ X_ij`` and tap ``(i, j)``'s input gradient ``d @ Filter[:, :, i, j]`` is added
+    onto the channels-last image at once. X_ij (the [N*OH*OW, C] pixels the tap reads) and
+    the tap's gradient live in small buffers reused by every tap, so the pass never holds the
+    [N*OH*OW, kh*kw*C] columns or all the taps' gradients (megabytes, fresh every step)."""
     n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
-    x_nhwc = x if nhwc else x.transpose(0, 2, 3, 1)
     d = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1)).reshape(-1, m)
-    dx = dw_ = None
+    dx = dw_ = xbuf = tbuf = img = None
     if need_w:
-        dw_ = xp.matmul(d.T, _rows(xp, x_nhwc, g)).reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
-        dw_ = xp.ascontiguousarray(dw_)
+        xpad = padded_nhwc(xp, x if nhwc else x.transpose(0, 2, 3, 1), t, b, lft, r)
+        xbuf = xp.empty((n, oh, ow, c), dtype=x.dtype)
+        dw_ = xp.empty((kh, kw, m, c), dtype=xp.result_type(d.dtype, x.dtype))
     if need_x:
-        # NOTE: one [N*OH*OW, C] product per tap (a stacked matmul) leaves every tap's
-        # gradient contiguous, so col2im adds long rows instead of C-long pieces.
-        taps = xp.matmul(d, w.transpose(2, 3, 0, 1).reshape(kh * kw, m, c))
-        taps = taps.reshape(kh, kw, n, oh, ow, c).transpose(0, 1, 2, 5, 3, 4)
-        img = col2im(xp, taps, h + t + b, wd + lft + r, sh, sw, dh, dw, channels_last=True)
-        dx = img[:, :, t:t + h, lft:lft + wd]
-        dx = xp.ascontiguousarray(dx.transpose(0, 2, 3, 1) if nhwc else dx)
+        wt = w.transpose(2, 3, 0, 1)
+        tbuf = xp.empty((n, oh, ow, c), dtype=xp.result_type(d.dtype, w.dtype))
+        img = xp.zeros((n, h + t + b, wd + lft + r, c), dtype=tbuf.dtype)
+    for i in range(kh):
+        rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+        for j in range(kw):
+            cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+            if need_w:
+                xbuf[...] = xpad[:, rows, cols]
+                xp.matmul(d.T, xbuf.reshape(-1, c), out=dw_[i, j])
+            if need_x:
+                xp.matmul(d, wt[i, j], out=tbuf.reshape(-1, c))
+                img[:, rows, cols] += tbuf
+    if need_w:
+        dw_ = xp.ascontiguousarray(dw_.transpose(2, 3, 0, 1))
+    if need_x:
+        dx = img[:, t:t + h, lft:lft + wd]
+        dx = xp.ascontiguousarray(dx if nhwc else dx.transpose(0, 3, 1, 2))
     return dx, dw_
 
 
