@@ -25,7 +25,7 @@ from core import static as _static
 from core.autograd import Node, _grad_state
 from core.backend import array_module_of, default_place, get_array_module, place_of
 from core.random import default_generator
-from core.ops.registry import KernelContext, OpDef
+from core.ops.registry import KernelContext, OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, _wrap
@@ -77,6 +77,13 @@ class _Runner:
             from core.static.executor import op_error
 
             raise op_error(self.plan, e) from e
+
+
+def _is_random(op_type):
+    try:
+        return get_op(op_type).random
+    except KeyError:  # control flow and gradient ops are not registered ops
+        return False
 
 
 def _grad_dtype(var):
@@ -140,6 +147,8 @@ class _Backward:
                 if n not in written and n not in fed and n not in saved:
                     saved.append(n)
         self.saved = saved
+        # NOTE: only programs with random ops need a per-call seed (see PartialProgram.__call__)
+        self.has_random = any(_is_random(op.type) for b in full.blocks for op in b.ops)
         self.full = full
         self.bwd = bwd
         self._fwd_runners = {}
@@ -227,7 +236,7 @@ class PartialProgram:
         runner = grad.forward_runner(self, place)
         # NOTE: one seed for this call's random ops, shared with its backward half: that half
         # re-runs cond branches, whose dropout masks (say) must be the ones the forward drew.
-        run_seed = int(default_generator(np).integers(0, 2 ** 62))
+        run_seed = int(default_generator(np).integers(0, 2 ** 62)) if grad.has_random else None
         runner.ctx.begin_run(run_seed)
         fetched, written = runner(values)
         self._write_back(runner, written)
