@@ -13,6 +13,7 @@ same walk produces the flat list of tensor leaves that are fed to the Program.
 import numpy as np
 
 from core import dtypes as _dtypes
+from core.static.data import dims_of
 from core.tensor import Tensor
 
 __all__ = ["InputSpec", "flatten", "pack", "signature_of", "to_specs"]
@@ -31,19 +32,7 @@ class InputSpec:
     def __init__(self, shape, dtype="float32", name=None, stop_gradient=True):
         if isinstance(shape, int):
             shape = (shape,)
-        if not isinstance(shape, (list, tuple)):
-            raise TypeError(f"InputSpec: shape must be a list or tuple of ints/None, "
-                            f"got {type(shape).__name__} {shape!r}")
-        dims = []
-        for d in shape:
-            if d is None:
-                dims.append(-1)
-            elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= -1:
-                dims.append(int(d))
-            else:
-                raise ValueError(f"InputSpec: every dimension must be an int >= 0, -1 or None; "
-                                 f"got {d!r} in shape {list(shape)}")
-        self.shape = tuple(dims)
+        self.shape = tuple(dims_of(shape, "InputSpec: shape"))
         self.dtype = _dtypes.convert_dtype(dtype)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"InputSpec: name must be a str or None, got {name!r}")

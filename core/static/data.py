@@ -1,8 +1,28 @@
 """Feed placeholders: ``static.data`` declares a variable the executor fills from ``feed``."""
+import numpy as np
+
 from ..dtypes import convert_dtype
 from .program import default_main_program
 
-__all__ = ["data"]
+__all__ = ["data", "dims_of"]
+
+
+def dims_of(shape, what):
+    """``shape`` (a list or tuple of ints, with None or -1 for an unknown dim) as a list of
+    ints with -1 for unknown; errors name ``what`` (e.g. ``"data(): 'shape' of 'x'"``)."""
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"{what} must be a list of ints (None or -1 for unknown dims), got "
+                        f"{type(shape).__name__} {shape!r}")
+    dims = []
+    for d in shape:
+        if d is None:
+            dims.append(-1)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= -1:
+            dims.append(int(d))
+        else:
+            raise ValueError(f"{what} must hold dimensions (ints >= 0, -1 or None), got "
+                             f"{list(shape)} ({d!r} is not)")
+    return dims
 
 
 def data(name, shape, dtype="float32", lod_level=0):
@@ -10,18 +30,7 @@ def data(name, shape, dtype="float32", lod_level=0):
     unknown dim; the executor checks every feed against this shape and dtype."""
     if not isinstance(name, str) or not name:
         raise TypeError(f"data(): 'name' must be a non-empty string, got {name!r}")
-    if not isinstance(shape, (list, tuple)):
-        raise TypeError(f"data(): 'shape' of '{name}' must be a list of ints (None or -1 for "
-                        f"unknown dims), got {type(shape).__name__}")
-    dims = []
-    for d in shape:
-        if d is None:
-            dims.append(-1)
-        elif isinstance(d, int) and not isinstance(d, bool) and d >= -1:
-            dims.append(int(d))
-        else:
-            raise ValueError(f"data(): 'shape' of '{name}' must hold ints >= 0, -1 or None, got "
-                             f"{list(shape)}")
+    dims = dims_of(shape, f"data(): 'shape' of '{name}'")
     block = default_main_program().global_block()
     old = block.vars.get(name)
     if old is not None and not old.is_data:
