@@ -269,7 +269,7 @@ def test_parameter_shape_and_dtype_mismatch(static_mode, tmp_path):
 
 
 # -- damaged model directories ------------------------------------------------------------------
-def _saved_model(tmp_path):
+def _saved_model(tmp_path, **save_options):
     core.enable_static()
     try:
         main, startup, y, _ = _build()
@@ -278,7 +278,7 @@ def _saved_model(tmp_path):
     scope = core.Scope()
     exe = _run_startup(startup, scope)
     d = tmp_path / "m"
-    io.save_inference_model(str(d), ["x"], [y], exe, main, scope=scope)
+    io.save_inference_model(str(d), ["x"], [y], exe, main, scope=scope, **save_options)
     gen = next(n for n in os.listdir(d) if n.startswith("gen-"))
     return d, d / gen, exe
 
@@ -482,17 +482,8 @@ def test_loading_runs_nothing_and_unpickles_nothing(tmp_path, monkeypatch):
 
 
 def test_combined_params_file_damage_and_truncation(tmp_path):
-    core.enable_static()
-    try:
-        main, startup, y, _ = _build()
-    finally:
-        core.disable_static()
-    scope = core.Scope()
-    exe = _run_startup(startup, scope)
-    d = tmp_path / "m"
-    io.save_inference_model(str(d), ["x"], [y], exe, main, model_filename="model.json",
-                            params_filename="params.npz", scope=scope)
-    gen = next(p for p in d.iterdir() if p.name.startswith("gen-"))
+    d, gen, exe = _saved_model(tmp_path, model_filename="model.json",
+                               params_filename="params.npz")
     bundle = next(p for p in gen.iterdir() if p.name.startswith("params"))
     good = bundle.read_bytes()
     bundle.write_bytes(good[: len(good) // 2])
