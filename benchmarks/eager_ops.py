@@ -12,7 +12,8 @@
     softmax-cross-entropy gradient). Before timing, the numpy step is checked against the
     eager one: same loss and same updated weights.
 
-Each figure is the median of repeated runs; ratios are eager / numpy from the same run.
+Each figure is the median of repeated runs; ratios are eager / numpy from the same run (the
+MNIST steps alternate eager and numpy, so that the machine's speed changes hit both alike).
 Absolute times are only comparable on the same machine.
 """
 import argparse
@@ -40,6 +41,23 @@ def median_time(fn, repeats, warmup=1):
         fn()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def interleaved_medians(fn_a, fn_b, repeats, warmup=2):
+    """Median times of ``fn_a`` and ``fn_b`` run alternately, so that a shared machine's
+    speed changes hit both sides of the ratio alike."""
+    for _ in range(warmup):
+        fn_a()
+        fn_b()
+    times_a, times_b = [], []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn_a()
+        mid = time.perf_counter()
+        fn_b()
+        times_a.append(mid - start)
+        times_b.append(time.perf_counter() - mid)
+    return float(np.median(times_a)), float(np.median(times_b))
 
 
 # -- (a) per-op overhead ---------------------------------------------------------------------
@@ -241,8 +259,9 @@ def mnist_rows(repeats, batch=64):
     if abs(eager_loss - numpy_loss) > 1e-4 or w_diff > 1e-5:
         raise AssertionError(f"numpy reference disagrees with eager: loss {numpy_loss} vs "
                              f"{eager_loss}, max weight difference {w_diff}")
-    t_eager = median_time(lambda: mnist_model.train_step(model, opt, images, labels), repeats)
-    t_numpy = median_time(lambda: ref.step(images, labels), repeats)
+    t_eager, t_numpy = interleaved_medians(
+        lambda: mnist_model.train_step(model, opt, images, labels),
+        lambda: ref.step(images, labels), repeats)
     return [(f"MNIST train step, batch {batch}", t_eager * 1e3, t_numpy * 1e3,
              t_eager / t_numpy, "ms/step")], abs(eager_loss - numpy_loss), w_diff
 
@@ -250,7 +269,7 @@ def mnist_rows(repeats, batch=64):
 def main(argv=None):
     ap = argparse.ArgumentParser(description="eager overhead vs numpy")
     ap.add_argument("--repeats", type=int, default=20, help="timed runs of the op chain")
-    ap.add_argument("--steps", type=int, default=10, help="timed MNIST steps")
+    ap.add_argument("--steps", type=int, default=30, help="timed MNIST steps (each side)")
     args = ap.parse_args(argv)
     rows = per_op_rows(args.repeats)
     mnist, loss_diff, w_diff = mnist_rows(args.steps)

@@ -159,35 +159,38 @@ class conv2d(OpDef):
 
 
 def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
-    """Both gradients of the rows layout, one kernel tap at a time: ``dFilter[:, :, i, j]`` is
-    ``d.T @ X_ij`` and tap ``(i, j)``'s input gradient ``d @ Filter[:, :, i, j]`` is added
-    onto the channels-last image at once. X_ij (the [N*OH*OW, C] pixels the tap reads) and
-    the tap's gradient live in small buffers reused by every tap, so the pass never holds the
-    [N*OH*OW, kh*kw*C] columns or all the taps' gradients (megabytes, fresh every step)."""
+    """Both gradients of the rows layout, without the [N*OH*OW, kh*kw*C] columns.
+
+    ``dFilter`` goes one kernel row at a time: the row's windows ``[N*OH*OW, kw*C]`` are
+    copied into a buffer reused by every row (runs of ``kw * C`` floats) and one GEMM
+    ``d.T @ rows`` gives ``dFilter[:, :, i, :]`` (measured faster than ``kh * kw`` GEMMs of
+    ``C`` columns each, and than one GEMM over all the columns). The input gradient goes tap
+    by tap: tap ``(i, j)``'s gradient ``d @ Filter[:, :, i, j]`` is a contiguous
+    ``[N, OH, OW, C]`` block in a reused buffer, added onto a channels-last image at once."""
     n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     d = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1)).reshape(-1, m)
-    dx = dw_ = xbuf = tbuf = img = None
+    dx = dw_ = None
     if need_w:
         xpad = padded_nhwc(xp, x if nhwc else x.transpose(0, 2, 3, 1), t, b, lft, r)
-        xbuf = xp.empty((n, oh, ow, c), dtype=x.dtype)
-        dw_ = xp.empty((kh, kw, m, c), dtype=xp.result_type(d.dtype, x.dtype))
+        view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
+                           order="inhwjc")
+        rows = xp.empty((n, oh, ow, kw, c), dtype=x.dtype)
+        dw_ = xp.empty((kh, m, kw * c), dtype=xp.result_type(d.dtype, x.dtype))
+        dt = d.T
+        for i in range(kh):
+            rows[...] = view[i]
+            xp.matmul(dt, rows.reshape(-1, kw * c), out=dw_[i])
+        dw_ = xp.ascontiguousarray(dw_.reshape(kh, m, kw, c).transpose(1, 3, 0, 2))
     if need_x:
         wt = w.transpose(2, 3, 0, 1)
         tbuf = xp.empty((n, oh, ow, c), dtype=xp.result_type(d.dtype, w.dtype))
         img = xp.zeros((n, h + t + b, wd + lft + r, c), dtype=tbuf.dtype)
-    for i in range(kh):
-        rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
-        for j in range(kw):
-            cols = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
-            if need_w:
-                xbuf[...] = xpad[:, rows, cols]
-                xp.matmul(d.T, xbuf.reshape(-1, c), out=dw_[i, j])
-            if need_x:
+        for i in range(kh):
+            rows_i = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+            for j in range(kw):
+                cols_j = slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
                 xp.matmul(d, wt[i, j], out=tbuf.reshape(-1, c))
-                img[:, rows, cols] += tbuf
-    if need_w:
-        dw_ = xp.ascontiguousarray(dw_.transpose(2, 3, 0, 1))
-    if need_x:
+                img[:, rows_i, cols_j] += tbuf
         dx = img[:, t:t + h, lft:lft + wd]
         dx = xp.ascontiguousarray(dx if nhwc else dx.transpose(0, 3, 1, 2))
     return dx, dw_
