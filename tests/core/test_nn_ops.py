@@ -128,6 +128,26 @@ def test_max_pool_gradient_goes_to_the_first_of_tied_maxima():
     close(xt.gradient(), want)
 
 
+
+@pytest.mark.parametrize("ceil_mode,size", [(False, 8), (True, 7)])
+def test_tiled_max_pool_gradient_writes_every_pixel(ceil_mode, size):
+    """Windows that tile the (ceil-padded) image leave the gradient array uninitialised and
+    write each pixel once: pixels off the maxima must still come out exactly 0, even when
+    the memory the kernel gets held NaNs just before."""
+    x = f32(4, 3, size, size)
+    want = None
+    for _ in range(3):
+        junk = np.full((4, 3, 8, 8), np.nan, np.float32)  # freed right away: reused memory
+        del junk
+        xt = T(x, stop_gradient=False)
+        out = layers.pool2d(xt, 2, pool_stride=2, ceil_mode=ceil_mode)
+        out.backward(T(np.ones(out.shape, np.float32)))
+        g = xt.gradient()
+        assert np.isfinite(g).all()
+        assert int((g != 0).sum()) == out.size  # one maximum per window, nothing else
+        want = g if want is None else want
+        np.testing.assert_array_equal(g, want)
+
 # -- normalisation -------------------------------------------------------------------------------
 def test_batch_norm_training_normalises_per_channel():
     x = f32(8, 3, 4, 4, lo=-2.0, hi=5.0)
