@@ -6,9 +6,9 @@ layout whose copy runs over the longer contiguous stretches of memory:
 * rows (``groups == 1`` and ``C * kw`` at least ``OW``, e.g. 20 -> 50 channels on 12x12): the
   input goes channels-last and the windows become rows ``[N*OH*OW, kh*kw*C]``, copied in runs
   of ``kw * C``; one GEMM with the ``[M, kh*kw*C]`` filter gives the output channels-last. The
-  backward pass goes tap by tap (see ``_rows_grads``): each tap's pixels and input gradient
-  are contiguous ``[N, OH, OW, C]`` blocks in two small reused buffers, added onto a
-  channels-last image in long runs; no columns are rebuilt.
+  backward pass never rebuilds all the columns (see ``_rows_grads``): ``dFilter`` takes one
+  kernel row's windows at a time, the input gradient one tap at a time as a contiguous
+  ``[N, OH, OW, C]`` block added onto a channels-last image in long runs.
 * per sample (few channels, e.g. an MNIST image, or ``groups > 1``): columns
   ``[N, groups, C/groups*kh*kw, OH*OW]`` copied in runs of ``OW``; a matmul broadcast over the
   batch gives ``[N, M, OH*OW]``, already NCHW, and ``dFilter`` is a batched matmul summed over
