@@ -163,8 +163,9 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
 
     ``dFilter`` goes one kernel row at a time: the row's windows ``[N*OH*OW, kw*C]`` are
     copied into a buffer reused by every row (runs of ``kw * C`` floats) and one GEMM
-    ``d.T @ rows`` gives ``dFilter[:, :, i, :]`` (measured faster than ``kh * kw`` GEMMs of
-    ``C`` columns each, and than one GEMM over all the columns). The input gradient goes tap
+    ``d.T @ rows`` gives ``dFilter[:, :, i, :]`` (measured: faster than ``kh * kw`` GEMMs of
+    ``C`` columns each, as fast as one GEMM over all the columns with a ``kh``-th of their
+    memory). The input gradient goes tap
     by tap: tap ``(i, j)``'s gradient ``d @ Filter[:, :, i, j]`` is a contiguous
     ``[N, OH, OW, C]`` block in a reused buffer, added onto a channels-last image at once."""
     n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
