@@ -21,15 +21,6 @@ FEED = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
 LABEL = np.random.default_rng(1).standard_normal((5, 2)).astype(np.float32)
 
 
-@pytest.fixture
-def static_mode():
-    core.enable_static()
-    try:
-        yield
-    finally:
-        core.disable_static()
-
-
 def _build(train_ops="hand"):
     """x -> fc(relu) -> dropout -> y; a loss on a label; unrelated and feed-independent
     branches; and training ops (hand-made backward / optimize ops, or a real SGD.minimize)."""

@@ -495,15 +495,6 @@ def test_cross_entropy_gradient_flows_to_linear():
 
 
 # -- static mode -----------------------------------------------------------------------------
-@pytest.fixture
-def static_mode():
-    core.enable_static()
-    try:
-        yield
-    finally:
-        core.disable_static()
-
-
 def test_layers_build_static_programs(static_mode):
     from core import static
 
