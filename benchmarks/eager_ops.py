@@ -279,7 +279,7 @@ def main(argv=None):
     print(f"{'workload':<36} {'eager':>10} {'numpy':>10} {'ratio':>7}  unit")
     print("-" * 74)
     for name, eager, ref, ratio, unit in rows:
-        print(f"{name:<36} {eager:>10.2f} {ref:>10.2f} {ratio:>6.1f}x  {unit}")
+        print(f"{name:<36} {eager:>10.2f} {ref:>10.2f} {ratio:>6.2f}x  {unit}")
     return 0
 
 

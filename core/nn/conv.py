@@ -2,6 +2,7 @@
 NCHW)."""
 from ..dispatch import apply
 from ..initializer import Normal
+from ..mode import in_dynamic_mode
 from ._utils import apply_act, check_float_input, integer, pair
 from .layer import Layer
 
@@ -44,9 +45,13 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D ({self.full_name()}): expected an NCHW input with "
                              f"{self._num_channels} channels, got shape {list(input.shape)}")
         check_float_input(input, f"Conv2D ({self.full_name()})")
-        out = apply("conv2d", [input, self.weight],
-                    {"strides": self._stride, "paddings": self._padding,
-                     "dilations": self._dilation, "groups": self._groups})
+        attrs = {"strides": self._stride, "paddings": self._padding,
+                 "dilations": self._dilation, "groups": self._groups}
+        if in_dynamic_mode() and self.bias is not None and self._act in (None, "relu"):
+            # NOTE: eager only; a static program keeps Paddle's conv2d, elementwise_add, act
+            attrs["activation"] = self._act or "identity"
+            return apply("conv2d_fusion", [input, self.weight, self.bias], attrs)[0]
+        out = apply("conv2d", [input, self.weight], attrs)
         if self.bias is not None:
             out = apply("elementwise_add", [out, self.bias], {"axis": 1})
         return apply_act(out, self._act, "Conv2D")

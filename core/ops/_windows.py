@@ -7,8 +7,8 @@ one vectorised slice-add per kernel position (``kh * kw`` of them), never per pi
 """
 from ._shapes import ShapeError
 
-__all__ = ["col2im", "out_size", "pad_nchw", "padded_nhwc", "pads4", "pair", "tap",
-           "window_view"]
+__all__ = ["col2im", "empty_like_layout", "memory_order", "out_size", "pad_nchw", "padded_nhwc",
+           "pads4", "pair", "tap", "window_view"]
 
 
 def pair(v, what):
@@ -47,12 +47,29 @@ def out_size(size, k, stride, pad_lo, pad_hi, dilation=1, ceil_mode=False):
     return extent // stride + 1
 
 
+def memory_order(a):
+    """The axes of ``a`` from the outermost to the innermost in memory (ties keep their
+    order): ``(0, 1, 2, 3)`` for a C-contiguous NCHW array, ``(0, 2, 3, 1)`` for one whose
+    memory is channels-last."""
+    return tuple(sorted(range(a.ndim), key=lambda i: -abs(a.strides[i])))
+
+
+def empty_like_layout(xp, shape, dtype, like):
+    """An uninitialised array of ``shape`` whose memory orders the axes as ``like`` does
+    (``like`` may differ in size, e.g. the unpadded image of a padded gradient)."""
+    order = memory_order(like)
+    buf = xp.empty(tuple(shape[a] for a in order), dtype=dtype)
+    return buf.transpose(tuple(order.index(a) for a in range(len(order))))
+
+
 def pad_nchw(xp, x, t, b, lft, r, value=0):
-    """``x`` [N, C, H, W] padded on H and W (no copy when nothing is padded)."""
+    """``x`` [N, C, H, W] padded on H and W, in ``x``'s memory layout (no copy when nothing
+    is padded)."""
     if not (t or b or lft or r):
         return x
     n, c, h, w = x.shape
-    out = xp.full((n, c, h + t + b, w + lft + r), value, dtype=x.dtype)
+    out = empty_like_layout(xp, (n, c, h + t + b, w + lft + r), x.dtype, x)
+    out[...] = value
     out[:, :, t:t + h, lft:lft + w] = x
     return out
 

@@ -1,4 +1,4 @@
-"""2-D convolution (``conv2d``), vectorised as im2col + matmul; two column layouts.
+"""2-D convolution (``conv2d``, ``conv2d_fusion``), vectorised as im2col + matmul.
 
 Both copy the padded input's windows (a strided view, see ``_windows``) once, choosing the
 layout whose copy runs over the longer contiguous stretches of memory:
@@ -18,6 +18,15 @@ The op keeps no state between passes, so the per-sample backward pass rebuilds t
 (one copy) when ``dFilter`` is wanted; each of ``dInput`` and ``dFilter`` is skipped when
 ``ctx.needs_grad`` says it is not wanted (a network's image input). ``fast_kernel`` binds the
 parsed attributes and fixed shapes for the static executor.
+
+``conv2d_fusion`` (what an eager ``Conv2D`` with a bias and no or a ReLU activation runs) is
+``act(conv2d + Bias)`` as one GEMM: the windows get a column (row) of ones, the filter matrix
+the bias, and the ReLU runs in place on the GEMM's result. With ``groups == 1`` the GEMM gives
+channels-last rows ``[N*OH*OW, M]`` (from rows, or for few channels from tap-major columns
+``[C*kh*kw + 1, N*OH*OW]`` copied in runs of ``OW``), returned as an NCHW-shaped view: no
+transposing copy, and the elementwise and pooling kernels that follow keep that layout. The
+windows are a second output, ``Columns`` (no gradient), so the backward pass gets ``[dFilter |
+dBias]`` from one GEMM without copying them again.
 """
 import numpy as np
 
@@ -25,7 +34,7 @@ from ._shapes import ShapeError, ufunc_dtype
 from ._windows import col2im, out_size, pad_nchw, padded_nhwc, pads4, pair, window_view
 from .registry import KernelContext, Meta, OpDef, register_op
 
-__all__ = ["conv2d"]
+__all__ = ["conv2d", "conv2d_fusion"]
 
 
 def _geometry(x_shape, w_shape, strides, paddings, dilations, groups, who="conv2d"):
@@ -61,21 +70,49 @@ def _uses_rows(g, groups):
     return groups == 1 and c * (kw if dw == 1 else 1) >= (ow if sw == 1 else 1)
 
 
-def _rows(xp, x_nhwc, g):
-    """Windows of a channels-last image as rows ``[N*OH*OW, kh*kw*C]`` (one copy)."""
+def _rows(xp, x_nhwc, g, ones=False):
+    """Windows of a channels-last image as rows ``[N*OH*OW, kh*kw*C]`` (one copy); with
+    ``ones`` a last column of ones follows (``[..., kh*kw*C + 1]``, the bias's column)."""
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = padded_nhwc(xp, x_nhwc, t, b, lft, r)
     view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
                        order="nhwijc")
-    return view.reshape(n * oh * ow, kh * kw * c)
+    k = kh * kw * c
+    if not ones:
+        return view.reshape(n * oh * ow, k)
+    cols = xp.empty((n * oh * ow, k + 1), dtype=x_nhwc.dtype)
+    cols[:, :k].reshape(view.shape)[...] = view
+    cols[:, k] = 1
+    return cols
 
 
-def _per_sample(xp, x_nchw, g, groups):
-    """Windows as per-sample columns ``[N, groups, C/groups*kh*kw, OH*OW]`` (one copy)."""
+def _taps(xp, x_nchw, g):
+    """Windows as tap-major columns ``[C*kh*kw + 1, N*OH*OW]`` ending with a row of ones
+    (one copy, in runs of ``OW``)."""
+    n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
+    view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
+    k = c * kh * kw
+    cols = xp.empty((k + 1, n * oh * ow), dtype=x_nchw.dtype)
+    cols[:k].reshape(view.shape)[...] = view
+    cols[k] = 1
+    return cols
+
+
+def _per_sample(xp, x_nchw, g, groups, ones=False):
+    """Windows as per-sample columns ``[N, groups, C/groups*kh*kw, OH*OW]`` (one copy); with
+    ``ones`` each group's columns end with a row of ones (the bias's row)."""
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
     view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="ncijhw")
-    return view.reshape(n, groups, (c // groups) * kh * kw, oh * ow)
+    k = (c // groups) * kh * kw
+    if not ones:
+        return view.reshape(n, groups, k, oh * ow)
+    cols = xp.empty((n, groups, k + 1, oh * ow), dtype=x_nchw.dtype)
+    cols[:, :, :k].reshape(view.shape[:1] + (groups, c // groups) + view.shape[2:])[...] = \
+        view.reshape(view.shape[:1] + (groups, c // groups) + view.shape[2:])
+    cols[:, :, k] = 1
+    return cols
 
 
 def _conv(xp, x, w, g, groups, nhwc):
@@ -213,3 +250,133 @@ def _per_sample_grads(xp, x, w, dout, g, groups, nhwc, need_x, need_w):
         dx = img[:, :, t:t + h, lft:lft + wd]
         dx = xp.ascontiguousarray(dx.transpose(0, 2, 3, 1) if nhwc else dx)
     return dx, dw_
+
+
+_FUSED_ACTS = ("identity", "relu")
+
+
+@register_op
+class conv2d_fusion(OpDef):
+    """``act(conv2d(Input, Filter) + Bias)`` in one kernel (after Paddle's ``conv2d_fusion``),
+    ``activation`` ``"identity"`` or ``"relu"``; see the module docstring. Eager ``Conv2D``
+    layers use it; static programs keep Paddle's ``conv2d``, ``elementwise_add``, activation
+    sequence, whose values and gradients it matches."""
+
+    inputs = ("Input", "Filter", "Bias")
+    outputs = ("Output", "Columns")
+    nondiff_outputs = ("Columns",)
+    attrs = dict(conv2d.attrs, activation="identity")
+
+    def _setup(self, x_shape, w_shape, b_shape, strides, paddings, dilations, groups,
+               data_format, activation):
+        nhwc = _check_format(data_format)
+        if activation not in _FUSED_ACTS:
+            raise ShapeError(f"conv2d_fusion: activation must be one of {list(_FUSED_ACTS)}, "
+                             f"got {activation!r}")
+        g = _geometry(_nchw_shape(x_shape, nhwc), w_shape, strides, paddings, dilations,
+                      groups, who="conv2d_fusion")
+        if tuple(b_shape) != (g[4],):
+            raise ShapeError(f"conv2d_fusion: Bias must have shape [{g[4]}] (one value per "
+                             f"filter), got {list(b_shape)}")
+        return nhwc, g
+
+    def infer(self, x, w, b, strides, paddings, dilations, groups, data_format, activation):
+        nhwc, g = self._setup(x.shape, w.shape, b.shape, strides, paddings, dilations, groups,
+                              data_format, activation)
+        n, c, _, _, m, kh, kw, oh, ow = g[:9]
+        out = (n, oh, ow, m) if nhwc else (n, m, oh, ow)
+        if _uses_rows(g, groups):
+            cols = (n * oh * ow if n >= 0 else -1, kh * kw * c + 1)
+        elif groups == 1:
+            cols = (kh * kw * c + 1, n * oh * ow if n >= 0 else -1)
+        else:
+            cols = (n, groups, c // groups * kh * kw + 1, oh * ow)
+        dtype = ufunc_dtype(np.multiply, x.dtype, w.dtype)
+        return Meta(out, dtype), Meta(cols, x.dtype)
+
+    def forward(self, ctx, x, w, bias, strides, paddings, dilations, groups, data_format,
+                activation):
+        xp = ctx.xp
+        nhwc, g = self._setup(x.shape, w.shape, bias.shape, strides, paddings, dilations,
+                              groups, data_format, activation)
+        n, m, oh, ow = g[0], g[4], g[7], g[8]
+        x_nchw = x.transpose(0, 3, 1, 2) if nhwc else x
+        if groups > 1:  # per sample and group: [N, groups, M/groups, OH*OW], NCHW
+            cols = _per_sample(xp, x_nchw, g, groups, ones=True)
+            wb = xp.concatenate([w.reshape(groups, m // groups, -1),
+                                 bias.reshape(groups, m // groups, 1)], axis=2)
+            out = xp.matmul(wb, cols).reshape(n, m, oh, ow)
+            result = out.transpose(0, 2, 3, 1) if nhwc else out
+        else:  # one GEMM giving channels-last rows [N*OH*OW, M]
+            if _uses_rows(g, groups):
+                cols = _rows(xp, x if nhwc else x.transpose(0, 2, 3, 1), g, ones=True)
+                wb = xp.concatenate([w.transpose(0, 2, 3, 1).reshape(m, -1), bias[:, None]],
+                                    axis=1)
+                out = xp.matmul(cols, wb.T)
+            else:
+                cols = _taps(xp, x_nchw, g)
+                wb = xp.concatenate([w.reshape(m, -1), bias[:, None]], axis=1)
+                out = xp.matmul(cols.T, wb.T)
+            out = out.reshape(n, oh, ow, m)
+            # NOTE: for NCHW a transposed view; its memory stays channels-last
+            result = out if nhwc else out.transpose(0, 3, 1, 2)
+        if activation == "relu":
+            xp.maximum(out, 0, out=out)
+        return result, cols
+
+    def backward(self, ctx, ins, outs, douts, strides, paddings, dilations, groups, data_format,
+                 activation):
+        xp = ctx.xp
+        x, w, bias = ins
+        out, cols = outs
+        nhwc, g = self._setup(x.shape, w.shape, bias.shape, strides, paddings, dilations,
+                              groups, data_format, activation)
+        n, m, oh, ow = g[0], g[4], g[7], g[8]
+        need_x, need_w, need_b = ctx.needs_grad
+        if groups > 1:
+            return self._grouped_grads(xp, x, w, out, cols, douts[0], g, groups, nhwc,
+                                       activation, ctx.needs_grad)
+        # rows and taps layouts: the output is channels-last rows [N*OH*OW, M] in memory
+        d = xp.ascontiguousarray(douts[0] if nhwc else douts[0].transpose(0, 2, 3, 1))
+        d = d.reshape(-1, m)
+        if activation == "relu":
+            d = d * ((out if nhwc else out.transpose(0, 2, 3, 1)).reshape(-1, m) > 0)
+        dx = dw_ = db = None
+        rows = _uses_rows(g, groups)
+        if need_w:
+            dwb = xp.matmul(d.T, cols) if rows else xp.matmul(cols, d).T  # [M, K + 1]
+            if rows:  # K runs over (i, j, c)
+                dw_ = dwb[:, :-1].reshape(m, g[5], g[6], g[1]).transpose(0, 3, 1, 2)
+            else:  # K runs over (c, i, j)
+                dw_ = dwb[:, :-1].reshape(w.shape)
+            dw_ = xp.ascontiguousarray(dw_)
+            db = dwb[:, -1].copy() if need_b else None
+        elif need_b:
+            db = d.sum(axis=0)
+        if need_x:
+            d = d.reshape(n, oh, ow, m)
+            if rows:
+                dx = _rows_grads(xp, x, w, d, g, True, True, False)[0]
+                dx = dx if nhwc else dx.transpose(0, 3, 1, 2)
+            else:
+                dx = _per_sample_grads(xp, x, w, d if nhwc else d.transpose(0, 3, 1, 2), g, 1,
+                                       nhwc, True, False)[0]
+        return dx, dw_, db
+
+    @staticmethod
+    def _grouped_grads(xp, x, w, out, cols, dout, g, groups, nhwc, activation, needs):
+        need_x, need_w, need_b = needs
+        m = g[4]
+        d = dout * (out > 0) if activation == "relu" else dout
+        d_nchw = d.transpose(0, 3, 1, 2) if nhwc else d
+        dx = dw_ = db = None
+        if need_w:
+            d4 = d_nchw.reshape(g[0], groups, m // groups, -1)
+            dwb = xp.matmul(d4, cols.transpose(0, 1, 3, 2)).sum(axis=0)
+            dw_ = xp.ascontiguousarray(dwb[..., :-1]).reshape(w.shape)
+            db = dwb[..., -1].reshape(m) if need_b else None
+        elif need_b:
+            db = d_nchw.sum(axis=(0, 2, 3))
+        if need_x:
+            dx = _per_sample_grads(xp, x, w, d, g, groups, nhwc, True, False)[0]
+        return dx, dw_, db

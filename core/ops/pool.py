@@ -17,11 +17,15 @@ Four paths, chosen from the attributes:
 
 Max pooling sends the gradient to the first maximum of a window in row-major order (Paddle's
 rule), so tied inputs, common after a ReLU, never receive it twice.
+
+The kernels keep the memory layout of their input: an NCHW-shaped array whose memory is
+channels-last (what ``conv2d_fusion`` returns) gives an output and a gradient laid out the
+same way, so the taps run over runs of C contiguous floats rather than over strided rows.
 """
 import numpy as np
 
 from ._shapes import ShapeError
-from ._windows import out_size, pad_nchw, pads4, pair, tap
+from ._windows import empty_like_layout, memory_order, out_size, pad_nchw, pads4, pair, tap
 from .registry import KernelContext, Meta, OpDef, register_op
 
 __all__ = ["pool2d"]
@@ -154,7 +158,7 @@ class pool2d(OpDef):
             geo = _Geometry(x.shape, kh, kw, sh, sw, pads, oh, ow)
             t, b, lft, r = geo.pads
             xpad = pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype) if is_max else 0)
-            out = xpad[tap(0, 0, oh, ow, sh, sw)].copy()
+            out = xpad[tap(0, 0, oh, ow, sh, sw)].copy(order="K")  # keep the layout
             combine = xp.maximum if is_max else xp.add
             for i in range(kh):
                 for j in range(kw):
@@ -162,7 +166,7 @@ class pool2d(OpDef):
                         combine(out, xpad[tap(i, j, oh, ow, sh, sw)], out=out)
             if not is_max:
                 out /= self._divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, x.dtype)
-        return xp.ascontiguousarray(_from_nchw(out.astype(x.dtype, copy=False), data_format))
+        return _from_nchw(out.astype(x.dtype, copy=False), data_format)
 
     @staticmethod
     def _divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, dtype):
@@ -195,7 +199,9 @@ class pool2d(OpDef):
             t, b, lft, r = geo.pads
             # NOTE: max windows that tile the padded image exactly write every pixel once.
             exact = is_max and (sh, sw) == (kh, kw) and (geo.hp, geo.wp) == (oh * kh, ow * kw)
-            img = (xp.empty if exact else xp.zeros)((n, c, geo.hp, geo.wp), dtype=x.dtype)
+            img = empty_like_layout(xp, (n, c, geo.hp, geo.wp), x.dtype, x)
+            if not exact:
+                img[...] = 0
             if is_max:
                 self._max_grad(xp, pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype)),
                                _to_nchw(outs[0], data_format), dout, img, kh, kw, sh, sw)
@@ -205,7 +211,7 @@ class pool2d(OpDef):
                     for j in range(kw):
                         img[tap(i, j, oh, ow, sh, sw)] += d.astype(x.dtype, copy=False)
             dx = img[:, :, t:t + h, lft:lft + w]
-        return (xp.ascontiguousarray(_from_nchw(dx.astype(x.dtype, copy=False), data_format)),)
+        return (_from_nchw(dx.astype(x.dtype, copy=False), data_format),)
 
     @staticmethod
     def _max_grad(xp, xpad, out, dout, img, kh, kw, sh, sw):
@@ -214,8 +220,12 @@ class pool2d(OpDef):
         disjoint = sh >= kh and sw >= kw
         # NOTE: `free` marks windows whose maximum was not met yet; scanning the taps in
         # row-major order gives the first maximum, with no argmax copy of the windows.
-        free = xp.ones(out.shape, dtype=bool)
-        hit = xp.empty(out.shape, dtype=bool)
+        free = xp.ones_like(out, dtype=bool)
+        hit = xp.empty_like(free)
+        if memory_order(dout) != memory_order(out):
+            dout2 = xp.empty_like(out)
+            dout2[...] = dout
+            dout = dout2
         for i in range(kh):
             for j in range(kw):
                 idx = tap(i, j, oh, ow, sh, sw)
@@ -246,7 +256,7 @@ def _tiled_pool(xp, x, kh, kw, oh, ow, is_max):
     rows = combine(v[:, :, :, 0], v[:, :, :, 1]) if kh > 1 else v[:, :, :, 0]
     for i in range(2, kh):
         combine(rows, v[:, :, :, i], out=rows)
-    out = combine(rows[..., 0], rows[..., 1]) if kw > 1 else rows[..., 0].copy()
+    out = combine(rows[..., 0], rows[..., 1]) if kw > 1 else rows[..., 0].copy(order="K")
     for j in range(2, kw):
         combine(out, rows[..., j], out=out)
     if not is_max:

@@ -54,6 +54,14 @@ def conv_ref(x, w, strides=(1, 1), paddings=(0, 0), dilations=(1, 1), groups=1,
     return out.transpose(0, 2, 3, 1) if data_format == "NHWC" else out
 
 
+def fusion_ref(x, w, b, activation="identity", data_format="NCHW", **conv_attrs):
+    """``act(conv2d + bias)``; only ``Output`` is compared (``Columns`` is the kernel's own
+    work layout, checked through the gradients it feeds)."""
+    out = conv_ref(x, w, data_format=data_format, **conv_attrs)
+    out = out + (b if data_format == "NHWC" else b[:, None, None])
+    return (np.maximum(out, 0) if activation == "relu" else out).astype(out.dtype)
+
+
 # -- pool2d --------------------------------------------------------------------------------------
 def pool_ref(x, pooling_type="max", ksize=(1, 1), strides=(1, 1), paddings=(0, 0),
              global_pooling=False, ceil_mode=False, exclusive=True, adaptive=False,
@@ -178,6 +186,21 @@ CASES = {
              ref=conv_ref, name="rows-stride-dilation"),
         Case([f32(2, 4, 4, 3), f32(2, 3, 2, 2)], {"data_format": "NHWC", "paddings": [1, 1]},
              ref=conv_ref, name="rows-nhwc"),
+    ],
+    # tap-major columns (few channels), grouped per-sample columns, channels-last rows
+    "conv2d_fusion": [
+        Case([f32(3, 1, 6, 7), f32(2, 1, 3, 3), f32(2)], {"activation": "relu"},
+             ref=fusion_ref, name="taps-relu"),
+        Case([f32(2, 4, 5, 5), f32(6, 2, 2, 2), f32(6)], {"groups": 2, "paddings": [1, 0]},
+             ref=fusion_ref, name="grouped"),
+        Case([f32(2, 6, 7, 1), f32(2, 1, 3, 2), f32(2)],
+             {"data_format": "NHWC", "paddings": [1, 0], "activation": "relu"},
+             ref=fusion_ref, name="taps-nhwc"),
+        Case([f32(2, 3, 5, 5), f32(2, 3, 2, 2), f32(2)],
+             {"strides": [2, 1], "dilations": [1, 2], "paddings": [1, 0, 0, 1],
+              "activation": "relu"}, ref=fusion_ref, name="rows-relu"),
+        Case([f32(2, 4, 4, 3), f32(2, 3, 2, 2), f32(2)],
+             {"data_format": "NHWC", "paddings": [1, 1]}, ref=fusion_ref, name="rows-nhwc"),
     ],
     "pool2d": [
         Case([distinct(1, 2, 4, 4)], {"ksize": [2, 2], "strides": [2, 2]}, ref=pool_ref,
