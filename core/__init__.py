@@ -1,7 +1,7 @@
 """dy2static's tensor core: eager tensors with autograd, the op set, layers, optimizers,
 static programs and their executor, save/load."""
 from . import ops  # registers every op before anything uses the registry
-from . import backend, dtypes, mode, random, unique_name
+from . import backend, dtypes, host_memory, mode, random, unique_name
 from ._reexport import reexport
 from .autograd import no_grad
 from .backend import CPUPlace, CUDAPlace, is_compiled_with_cuda
@@ -21,3 +21,5 @@ __all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "d
            "to_tensor", "to_variable", "unique_name", "save", "load"]
 # Top-level names: the static API (Program, Executor, ...), ParamAttr, batch.
 __all__ += reexport(globals(), [static, param_attr, reader])
+
+host_memory.tune()  # glibc: keep freed heap memory for the next step (see core/host_memory.py)
