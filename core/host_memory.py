@@ -20,7 +20,6 @@ Set the environment variable ``DY2STATIC_HOST_MALLOC=system`` before importing `
 keep glibc's defaults. On other C libraries nothing is changed.
 """
 import ctypes
-import ctypes.util
 import os
 import platform
 
@@ -51,7 +50,7 @@ def tune(mode=None):
         raise ValueError(f"{ENV_VAR} must be 'tuned' or 'system', got {mode!r}")
     if mode == "system" or platform.libc_ver()[0] != "glibc":
         return settings()
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc = ctypes.CDLL(None)  # the process's own symbols, glibc's among them (no lookup)
     for name, (param, value) in _TUNED.items():
         if libc.mallopt(ctypes.c_int(param), ctypes.c_int(value)) == 1:
             _applied[name] = value
