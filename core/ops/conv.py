@@ -77,13 +77,9 @@ def _rows(xp, x_nhwc, g, ones=False):
     xpad = padded_nhwc(xp, x_nhwc, t, b, lft, r)
     view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
                        order="nhwijc")
-    k = kh * kw * c
     if not ones:
-        return view.reshape(n * oh * ow, k)
-    cols = xp.empty((n * oh * ow, k + 1), dtype=x_nhwc.dtype)
-    cols[:, :k].reshape(view.shape)[...] = view
-    cols[:, k] = 1
-    return cols
+        return view.reshape(n * oh * ow, kh * kw * c)
+    return _with_ones(xp, view, (n * oh * ow, kh * kw * c), axis=1)
 
 
 def _taps(xp, x_nchw, g):
@@ -92,11 +88,7 @@ def _taps(xp, x_nchw, g):
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
     view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
-    k = c * kh * kw
-    cols = xp.empty((k + 1, n * oh * ow), dtype=x_nchw.dtype)
-    cols[:k].reshape(view.shape)[...] = view
-    cols[k] = 1
-    return cols
+    return _with_ones(xp, view, (c * kh * kw, n * oh * ow), axis=0)
 
 
 def _per_sample(xp, x_nchw, g, groups, ones=False):
@@ -105,13 +97,25 @@ def _per_sample(xp, x_nchw, g, groups, ones=False):
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
     view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="ncijhw")
-    k = (c // groups) * kh * kw
+    shape = (n, groups, (c // groups) * kh * kw, oh * ow)
     if not ones:
-        return view.reshape(n, groups, k, oh * ow)
-    cols = xp.empty((n, groups, k + 1, oh * ow), dtype=x_nchw.dtype)
-    cols[:, :, :k].reshape(view.shape[:1] + (groups, c // groups) + view.shape[2:])[...] = \
-        view.reshape(view.shape[:1] + (groups, c // groups) + view.shape[2:])
-    cols[:, :, k] = 1
+        return view.reshape(shape)
+    # NOTE: the channel axis split into its groups, so that the copy below only splits axes
+    view = view.reshape((n, groups, c // groups) + view.shape[2:])
+    return _with_ones(xp, view, shape, axis=2)
+
+
+def _with_ones(xp, view, shape, axis):
+    """The windows ``view`` copied into a new array laid out as ``shape`` (each axis of
+    ``shape`` a run of ``view``'s axes), followed along ``axis`` by one slice of ones: the
+    bias's row or column of the GEMM."""
+    k = shape[axis]
+    lead = (slice(None),) * axis
+    cols = xp.empty(shape[:axis] + (k + 1,) + shape[axis + 1:], dtype=view.dtype)
+    # NOTE: reshaping `body` only splits axes, which is always a view: the copy lands in cols
+    body = cols[lead + (slice(0, k),)]
+    body.reshape(view.shape)[...] = view
+    cols[lead + (k,)] = 1
     return cols
 
 
@@ -331,11 +335,11 @@ class conv2d_fusion(OpDef):
         out, cols = outs
         nhwc, g = self._setup(x.shape, w.shape, bias.shape, strides, paddings, dilations,
                               groups, data_format, activation)
-        n, m, oh, ow = g[0], g[4], g[7], g[8]
-        need_x, need_w, need_b = ctx.needs_grad
         if groups > 1:
             return self._grouped_grads(xp, x, w, out, cols, douts[0], g, groups, nhwc,
                                        activation, ctx.needs_grad)
+        n, m, oh, ow = g[0], g[4], g[7], g[8]
+        need_x, need_w, need_b = ctx.needs_grad
         # rows and taps layouts: the output is channels-last rows [N*OH*OW, M] in memory
         d = xp.ascontiguousarray(douts[0] if nhwc else douts[0].transpose(0, 2, 3, 1))
         d = d.reshape(-1, m)
