@@ -7,15 +7,34 @@ op's registered ``backward`` once, accumulating gradients per output and, for le
 ``Tensor._grad``.
 """
 import functools
+import weakref
 
 from .backend import array_module_of, place_of
 from .errors import describe_value
 from .ops.registry import KernelContext, is_list_slot, slot_name
 
 __all__ = ["Node", "no_grad", "is_grad_enabled", "set_grad_enabled", "run_backward",
-           "register_tensor_type"]
+           "register_tensor_type", "register_backward_hook"]
 
 _grad_state = {"enabled": True}
+_backward_hooks = []  # weak references to hook objects, in registration order
+
+
+def register_backward_hook(hook):
+    """Tell ``hook`` about every backward pass: ``hook.grad_ready(tensor)`` when a leaf's
+    gradient for this pass is complete (no node left to add to it), ``hook.backward_end()``
+    after the pass. Held by a weak reference; ``hook.remove`` is not needed (a hook that is
+    garbage is dropped). Data-parallel training uses this to start reducing gradients while
+    the rest of the backward pass runs."""
+    _backward_hooks.append(weakref.ref(hook))
+
+
+def _live_hooks():
+    live = [r() for r in _backward_hooks]
+    if None in live:
+        _backward_hooks[:] = [r for r, h in zip(_backward_hooks, live) if h is not None]
+        live = [h for h in live if h is not None]
+    return live
 
 
 def is_grad_enabled():
@@ -171,6 +190,8 @@ def run_backward(root, grad=None, retain_graph=False):
             f"backward through op '{node.op.type}' a second time: its graph was freed by the "
             "first backward; pass retain_graph=True to the first call")
     order, inputs_of = _topo_order(node)
+    hooks = _live_hooks() if _backward_hooks else None
+    pending = _leaf_uses(order, inputs_of) if hooks else None
     grads = {id(n): _empty_grads(n) for n in order}
     _accumulate(grads[id(node)], root._out_idx, seed)
     ctx = KernelContext(xp, place_of(root._data))
@@ -219,3 +240,30 @@ def run_backward(root, grad=None, retain_graph=False):
         grads[id(n)] = None
         if not retain_graph:
             n.in_arrays = n.out_arrays = None
+        if hooks:
+            _notify_ready(hooks, pending, tensors)
+    if hooks:
+        for h in hooks:
+            h.backward_end()
+
+
+def _leaf_uses(order, inputs_of):
+    """``{id(leaf): number of node inputs that still add to its gradient}`` for the leaves
+    needing a gradient."""
+    counts = {}
+    for n in order:
+        for _, _, t in inputs_of[id(n)]:
+            if t._node is None and not t.stop_gradient:
+                counts[id(t)] = counts.get(id(t), 0) + 1
+    return counts
+
+
+def _notify_ready(hooks, pending, tensors):
+    for _, _, t in tensors:
+        k = id(t)
+        if k in pending:
+            pending[k] -= 1
+            if pending[k] == 0:
+                del pending[k]
+                for h in hooks:
+                    h.grad_ready(t)

@@ -1,0 +1,181 @@
+"""``python -m core.distributed.launch``: start a data-parallel job.
+
+::
+
+    python -m core.distributed.launch --nproc_per_node 2 [--selected_gpus 0,1]
+        [--log_dir DIR] [--ips 10.0.0.1,10.0.0.2] [--timeout SECONDS] train.py args...
+
+starts ``nproc_per_node`` processes on each machine of ``--ips`` (default: this one) through
+MPI's ``mpiexec`` (the ``dist`` extra's mpich wheel brings it; several machines need the MPI
+process manager's passwordless ``ssh`` between them and the same Python environment at the
+same path). Each process gets Paddle's job variables: ``PADDLE_TRAINER_ID`` (its rank),
+``PADDLE_TRAINERS_NUM``, ``PADDLE_CURRENT_ENDPOINT``, ``PADDLE_TRAINER_ENDPOINTS`` and, with
+``--selected_gpus``, ``FLAGS_selected_gpus`` (one GPU per process); ``OMP_NUM_THREADS``,
+``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` default to 1 so the processes do not fight
+over the cores. With ``--log_dir`` each rank's output goes to ``DIR/workerlog.<rank>``.
+
+When a rank fails, the others are ended and the launcher exits with a non-zero status,
+naming the rank and its error (and its log). ``--timeout`` ends the whole job after that
+many seconds (exit status 124).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+from .rank_main import status_path
+
+__all__ = ["build_command", "main"]
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_LOCAL = ("127.0.0.1", "localhost")
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="python -m core.distributed.launch",
+        description="Start a data-parallel job: NPROC_PER_NODE processes per machine, each "
+                    "running SCRIPT with its rank in PADDLE_TRAINER_ID.")
+    p.add_argument("--nproc_per_node", type=int, default=None,
+                   help="processes per machine (default: one per selected GPU, else 1)")
+    p.add_argument("--selected_gpus", default=None,
+                   help="comma-separated GPU ids, one per process (FLAGS_selected_gpus)")
+    p.add_argument("--ips", default="127.0.0.1",
+                   help="comma-separated machine addresses (default: this machine)")
+    p.add_argument("--log_dir", default=None, help="write rank N's output to DIR/workerlog.N")
+    p.add_argument("--started_port", type=int, default=6170,
+                   help="first port of the endpoints named in PADDLE_TRAINER_ENDPOINTS")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="end the job after this many seconds (exit status 124)")
+    p.add_argument("training_script")
+    p.add_argument("training_script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+def _mpiexec():
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or \
+        shutil.which("mpiexec")
+    if found is None:
+        raise SystemExit("launch: mpiexec was not found; pip install dy2static[dist] installs "
+                         "mpi4py and the mpich wheel, which provides it")
+    return found
+
+
+def build_command(ns, status_dir, mpiexec="mpiexec"):
+    """The ``mpiexec`` command line (MPMD: one block per rank, each with its variables)."""
+    ips = [ip.strip() for ip in ns.ips.split(",") if ip.strip()]
+    if not ips:
+        raise SystemExit("launch: --ips names no machine")
+    gpus = [g.strip() for g in ns.selected_gpus.split(",")] if ns.selected_gpus else []
+    nproc = ns.nproc_per_node if ns.nproc_per_node is not None else max(len(gpus), 1)
+    if nproc < 1:
+        raise SystemExit(f"launch: --nproc_per_node must be >= 1, got {nproc}")
+    if gpus and len(gpus) != nproc:
+        raise SystemExit(f"launch: --selected_gpus names {len(gpus)} GPU(s) "
+                         f"({ns.selected_gpus}) but --nproc_per_node is {nproc}; give one GPU "
+                         "per process")
+    endpoints = [f"{ip}:{ns.started_port + k}" for ip in ips for k in range(nproc)]
+    world = len(endpoints)
+    cmd = [mpiexec, "-genv", "PYTHONUNBUFFERED", "1"]
+    for var in _THREAD_VARS:
+        if var not in os.environ:
+            cmd += ["-genv", var, "1"]
+    rank_cmd = [sys.executable, "-m", "core.distributed.rank_main", "--status_dir", status_dir]
+    if ns.log_dir:
+        rank_cmd += ["--log_dir", os.path.abspath(ns.log_dir)]
+    rank_cmd += [ns.training_script] + list(ns.training_script_args)
+    multi_host = len(ips) > 1 or ips[0] not in _LOCAL
+    for rank, ep in enumerate(endpoints):
+        if rank:
+            cmd.append(":")
+        cmd += ["-n", "1"]
+        if multi_host:
+            cmd += ["-host", ep.rsplit(":", 1)[0]]
+        env = {"PADDLE_TRAINER_ID": rank, "PADDLE_TRAINERS_NUM": world,
+               "PADDLE_CURRENT_ENDPOINT": ep, "PADDLE_TRAINER_ENDPOINTS": ",".join(endpoints)}
+        if gpus:
+            env["FLAGS_selected_gpus"] = gpus[rank % nproc]
+        for k, v in env.items():
+            cmd += ["-env", k, str(v)]
+        cmd += rank_cmd
+    return cmd, world
+
+
+def _read_status(status_dir, world):
+    found = {}
+    for rank in range(world):
+        try:
+            with open(status_path(status_dir, rank)) as f:
+                found[rank] = json.load(f)
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _report(world, status, rc, log_dir, timed_out):
+    failed = sorted((s for s in status.values() if not s.get("ok")), key=lambda s: s["time"])
+    log = (lambda r: f" (log: {os.path.join(log_dir, f'workerlog.{r}')})") if log_dir else \
+        (lambda r: "")
+    if timed_out:
+        done = sorted(status)
+        running = [r for r in range(world) if r not in status]
+        return (f"launch: the job ran past --timeout; ranks {running} were still running "
+                f"(finished: {done}) and were ended")
+    if failed:
+        first = failed[0]
+        others = [r for r in range(world) if r != first["rank"] and r not in status]
+        msg = f"launch: rank {first['rank']} failed: {first['error']}{log(first['rank'])}"
+        for s in failed[1:]:
+            msg += f"\nlaunch: rank {s['rank']} also failed: {s['error']}{log(s['rank'])}"
+        if others:
+            msg += f"\nlaunch: ranks {others} were ended"
+        return msg
+    missing = [r for r in range(world) if r not in status]
+    if rc != 0 or missing:
+        ranks = missing or list(range(world))
+        return (f"launch: mpiexec exited with status {rc}; ranks {ranks} ended without reporting "
+                "(killed, or crashed outside Python)" + "".join(log(r) for r in ranks[:1]))
+    return None
+
+
+def main(argv=None):
+    ns = _parser().parse_args(argv)
+    if not os.path.exists(ns.training_script):
+        raise SystemExit(f"launch: training script {ns.training_script!r} does not exist")
+    status_dir = tempfile.mkdtemp(prefix="d2s-launch-")
+    try:
+        cmd, world = build_command(ns, status_dir, _mpiexec())
+        if ns.log_dir:
+            os.makedirs(ns.log_dir, exist_ok=True)
+        proc = subprocess.Popen(cmd, start_new_session=True)
+        timed_out = False
+        try:
+            rc = proc.wait(timeout=ns.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            rc = 124
+        except KeyboardInterrupt:
+            rc = 130
+            timed_out = False
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        message = _report(world, _read_status(status_dir, world), rc, ns.log_dir, timed_out)
+    finally:
+        shutil.rmtree(status_dir, ignore_errors=True)
+    if message is not None:
+        print(message, file=sys.stderr, flush=True)
+        return rc if rc not in (0, None) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
