@@ -5,20 +5,24 @@ from . import backend, dtypes, host_memory, mode, random, unique_name
 from ._reexport import reexport
 from .autograd import no_grad
 from .backend import CPUPlace, CUDAPlace, is_compiled_with_cuda
+from .errors import EOFException
 from .mode import (disable_imperative, disable_static, enable_imperative, enable_static,
                    in_dynamic_mode)
 from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
 from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
-from . import static, serialization, io, reader, dataset, dygraph, imperative
+from . import static, serialization, io, reader, dataset, distributed, dygraph, imperative
+from . import contrib, core
+from .distributed import DataParallel
 from .io import load, save
 
-__all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "dataset",
-           "disable_imperative", "disable_static", "dtypes", "dygraph", "enable_imperative",
-           "enable_static", "imperative", "in_dynamic_mode", "initializer", "io",
-           "is_compiled_with_cuda", "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer",
-           "param_attr", "random", "reader", "regularizer", "seed", "serialization", "static",
-           "to_tensor", "to_variable", "unique_name", "save", "load"]
+__all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter", "Tensor",
+           "backend", "clip", "contrib", "core", "dataset", "distributed", "disable_imperative",
+           "disable_static", "dtypes", "dygraph", "enable_imperative", "enable_static",
+           "imperative", "in_dynamic_mode", "initializer", "io", "is_compiled_with_cuda",
+           "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer", "param_attr", "random",
+           "reader", "regularizer", "seed", "serialization", "static", "to_tensor",
+           "to_variable", "unique_name", "save", "load"]
 # Top-level names: the static API (Program, Executor, ...), ParamAttr, batch.
 __all__ += reexport(globals(), [static, param_attr, reader])
 

@@ -1,9 +1,12 @@
 """``core.dygraph``: the fluid 1.8 ``fluid.dygraph`` namespace (eager mode, layers, save/load).
 
 ``guard`` runs its block in eager mode; ``save_dygraph`` / ``load_dygraph`` are
-:func:`core.io.save` / :func:`core.io.load`.
+:func:`core.io.save` / :func:`core.io.load`; ``parallel`` (``Env``, ``prepare_context``,
+``DataParallel``) is :mod:`core.distributed.parallel`.
 """
 from .autograd import no_grad
+from .distributed import parallel
+from .distributed.parallel import DataParallel, Env, ParallelStrategy, prepare_context
 from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
 from .nn import (
     BatchNorm,
@@ -24,12 +27,15 @@ __all__ = [
     "BackwardStrategy",
     "BatchNorm",
     "Conv2D",
+    "DataParallel",
     "Dropout",
     "Embedding",
+    "Env",
     "Layer",
     "LayerList",
     "LayerNorm",
     "Linear",
+    "ParallelStrategy",
     "ParameterList",
     "Pool2D",
     "Sequential",
@@ -41,6 +47,8 @@ __all__ = [
     "guard",
     "load_dygraph",
     "no_grad",
+    "parallel",
+    "prepare_context",
     "save_dygraph",
     "to_variable",
 ]

@@ -1,10 +1,16 @@
 """Error types that name what was wrong and where."""
 
-__all__ = ["OpError", "describe_value"]
+__all__ = ["EOFException", "OpError", "describe_value"]
 
 
 class OpError(RuntimeError):
     """An op failed: the message names the op, its inputs' shapes and dtypes, and the cause."""
+
+
+class EOFException(Exception):
+    """A non-iterable data loader has no batch left for this epoch: ``Executor.run`` raises it
+    at the end of the data (fluid's ``fluid.core.EOFException``); call the loader's
+    ``reset()`` and ``start()`` for the next epoch."""
 
 
 def describe_value(value):

@@ -1,9 +1,12 @@
 """``core.imperative``: the 2.0-alpha ``paddle.imperative`` namespace."""
 from .autograd import no_grad
+from .distributed.env import ParallelEnv
+from .distributed.parallel import DataParallel, ParallelStrategy, prepare_context
 from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
 from .tensor import to_variable
 
-__all__ = ["disable", "enable", "enabled", "guard", "load", "no_grad", "save", "to_variable"]
+__all__ = ["DataParallel", "ParallelEnv", "ParallelStrategy", "disable", "enable", "enabled",
+           "guard", "load", "no_grad", "prepare_context", "save", "to_variable"]
 
 
 def enable(place=None):

@@ -4,7 +4,10 @@ matching loads).
 
 The package's modules: :mod:`.state_dict` (``save`` / ``load``), :mod:`.variables` (the
 ``save_vars`` family) and :mod:`.inference` (inference models); pruning a program for inference
-is :mod:`core.static.prune`.
+is :mod:`core.static.prune`. Data feeding: :mod:`.dataloader` (``DataLoader``,
+``DataLoader.from_generator``, ``PyReader``), :mod:`.dataset` (datasets and samplers),
+:mod:`.worker` (worker processes), :mod:`.shared_batch`, :mod:`.prefetch`, :mod:`.collate`,
+:mod:`.batch_reader` (``distributed_batch_reader``).
 
 File formats, the atomicity protocol and the limits are in ``docs/model_format.md``; the
 bytes are written and checked by :mod:`core.serialization`, programs are (de)serialised by
@@ -21,13 +24,32 @@ put them there, after checking each against the program's declared shape and dty
 these work in eager and static mode alike.
 """
 from ..static.prune import prune_for_inference
+from .batch_reader import distributed_batch_reader
+from .dataloader import DataLoader, GeneratorLoader, PyReader
+from .dataset import (BatchSampler, Dataset, DistributedBatchSampler, IterableDataset,
+                      RandomSampler, Sampler, SequenceSampler, TensorDataset)
 from .inference import INFERENCE_FORMAT, MODEL_FILENAME, load_inference_model, save_inference_model
 from .state_dict import load, save
 from .variables import (is_parameter, is_persistable, load_params, load_persistables, load_vars,
                         save_params, save_persistables, save_vars)
+from .worker import WorkerInfo, get_worker_info
 
 __all__ = [
+    "BatchSampler",
+    "DataLoader",
+    "Dataset",
+    "DistributedBatchSampler",
+    "GeneratorLoader",
     "INFERENCE_FORMAT",
+    "IterableDataset",
+    "PyReader",
+    "RandomSampler",
+    "Sampler",
+    "SequenceSampler",
+    "TensorDataset",
+    "WorkerInfo",
+    "distributed_batch_reader",
+    "get_worker_info",
     "MODEL_FILENAME",
     "is_parameter",
     "is_persistable",

@@ -4,7 +4,8 @@
 variable declarations (name, dtype, shape with -1 matching anything), compiles the global block
 into a plan (see :mod:`core.static.codegen`; cached per program, program version, feed names
 and fetch names), reads persistable inputs from the scope, runs the plan and writes the
-persistables it changed back to the scope. Errors name the variable or operator and say what
+persistables it changed back to the scope. A started non-iterable data loader supplies the
+feeds of the data variables it serves (see :mod:`core.static.feed_source`). Errors name the variable or operator and say what
 was expected; an operator failing at run time is reported with its type, block, inputs and the
 user's source line (``op.origin``), chained from the original exception.
 """
@@ -18,6 +19,7 @@ from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
 from .compiled import unwrap_program
+from .feed_source import pull_feeds
 from .program import Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
@@ -49,7 +51,7 @@ class Executor:
         program = default_main_program() if program is None else unwrap_program(
             program, "Executor.run")
         scope = global_scope() if scope is None else scope
-        feed = self._feed_dict(feed)
+        feed = pull_feeds(program, self._feed_dict(feed))
         fetch_names = names_of(fetch_list,
                                "Executor.run: fetch_list entries must be Variables or names")
         gb = program.global_block()
@@ -115,6 +117,8 @@ class Executor:
     def _feed_dict(feed):
         if feed is None:
             return {}
+        if isinstance(feed, (list, tuple)) and len(feed) == 1 and isinstance(feed[0], dict):
+            feed = feed[0]  # fluid's one feed dict per place, for the one place
         if not isinstance(feed, dict):
             raise TypeError(f"Executor.run: feed must be a dict of variable name -> array, got "
                             f"{type(feed).__name__}")

@@ -1,0 +1,192 @@
+"""Datasets (``paddle.io.Dataset``, ``IterableDataset``) and samplers (``BatchSampler``,
+``DistributedBatchSampler``, with ``SequenceSampler`` and ``RandomSampler`` under them).
+
+A map-style :class:`Dataset` has ``__getitem__(index)`` and ``__len__``; an
+:class:`IterableDataset` has ``__iter__``. A batch sampler yields lists of indices.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from ..distributed.env import ParallelEnv
+from ..random import get_seed
+
+__all__ = ["BatchSampler", "Dataset", "DistributedBatchSampler", "IterableDataset",
+           "RandomSampler", "Sampler", "SequenceSampler", "TensorDataset"]
+
+
+class Dataset:
+    """Map-style dataset: subclasses define ``__getitem__(index)`` (one sample) and
+    ``__len__``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+
+class IterableDataset(Dataset):
+    """Stream dataset: subclasses define ``__iter__`` (the samples). With several loader
+    workers each iterates its own copy; ``core.io.get_worker_info()`` tells a copy which
+    share to read."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate it, it has no "
+                        "indices")
+
+    def __len__(self):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: it has no length")
+
+
+class TensorDataset(Dataset):
+    """Samples ``(t[i] for t in tensors)`` of equally long arrays / tensors."""
+
+    def __init__(self, tensors):
+        arrays = [t.numpy() if hasattr(t, "numpy") else np.asarray(t) for t in tensors]
+        if not arrays or any(len(a) != len(arrays[0]) for a in arrays):
+            raise ValueError(f"TensorDataset: 'tensors' must be arrays of the same length, got "
+                             f"lengths {[len(a) for a in arrays]}")
+        self._arrays = arrays
+
+    def __getitem__(self, index):
+        return tuple(a[index] for a in self._arrays)
+
+    def __len__(self):
+        return len(self._arrays[0])
+
+
+def _check_positive(value, name, who):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{who}: '{name}' must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _length(dataset, who):
+    if isinstance(dataset, IterableDataset):
+        raise TypeError(f"{who}: an IterableDataset has no indices to sample")
+    try:
+        return len(dataset)
+    except TypeError:
+        raise TypeError(f"{who}: 'dataset' must have a length (a map-style Dataset), got "
+                        f"{type(dataset).__name__}") from None
+
+
+class Sampler:
+    """Yields sample indices."""
+
+    def __init__(self, data_source=None):
+        self.data_source = data_source
+
+    def __iter__(self):
+        raise NotImplementedError
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class SequenceSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+
+class RandomSampler(Sampler):
+    """A permutation of the indices, new each pass; ``generator`` (an int seed) fixes it,
+    else ``core.seed`` when set."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        super().__init__(data_source)
+        if replacement:
+            raise ValueError("RandomSampler: replacement=True is not supported")
+        self._rng = np.random.default_rng(generator if generator is not None else get_seed())
+
+    def __iter__(self):
+        return iter(self._rng.permutation(len(self.data_source)).tolist())
+
+
+class BatchSampler:
+    """Lists of ``batch_size`` indices from ``sampler`` (or from the dataset, in order or
+    shuffled); the last short list is dropped with ``drop_last``."""
+
+    def __init__(self, dataset=None, sampler=None, shuffle=False, batch_size=1,
+                 drop_last=False):
+        who = "BatchSampler"
+        if (dataset is None) == (sampler is None):
+            raise ValueError(f"{who}: give exactly one of 'dataset' and 'sampler'")
+        if sampler is None:
+            _length(dataset, who)
+            sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
+        elif shuffle:
+            raise ValueError(f"{who}: 'shuffle' goes with 'dataset'; a given sampler sets the "
+                             "order itself")
+        self.sampler = sampler
+        self.batch_size = _check_positive(batch_size, "batch_size", who)
+        self.drop_last = bool(drop_last)
+
+    def __iter__(self):
+        chunk = []
+        for i in self.sampler:
+            chunk.append(i)
+            if len(chunk) == self.batch_size:
+                yield chunk
+                chunk = []
+        if chunk and not self.drop_last:
+            yield chunk
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+
+
+class DistributedBatchSampler(BatchSampler):
+    """The batches of rank ``rank`` of ``num_replicas`` (default: this process in its job):
+    the indices, shuffled per epoch when ``shuffle`` (``set_epoch``), padded by repeating the
+    first ones to a multiple of ``num_replicas``, and split into equal contiguous parts, one
+    per rank, so every rank gets as many batches as the others."""
+
+    def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
+                 drop_last=False):
+        who = "DistributedBatchSampler"
+        self.dataset = dataset
+        self.total = _length(dataset, who)
+        self.batch_size = _check_positive(batch_size, "batch_size", who)
+        env = ParallelEnv()
+        self.nranks = _check_positive(env.nranks if num_replicas is None else num_replicas,
+                                      "num_replicas", who)
+        self.local_rank = env.local_rank if rank is None else rank
+        if isinstance(self.local_rank, bool) or not isinstance(self.local_rank, numbers.Integral) \
+                or not 0 <= self.local_rank < self.nranks:
+            raise ValueError(f"{who}: 'rank' must be in [0, {self.nranks}), got {rank!r}")
+        self.shuffle = bool(shuffle)
+        self.drop_last = bool(drop_last)
+        self.epoch = 0
+        self.num_samples = math.ceil(self.total / self.nranks)
+        self.sampler = range(self.num_samples)
+
+    def set_epoch(self, epoch):
+        """Reshuffle for ``epoch`` (the same order on every rank)."""
+        self.epoch = int(epoch)
+
+    def __iter__(self):
+        indices = np.arange(self.total)
+        if self.shuffle:
+            indices = np.random.default_rng(self.epoch).permutation(self.total)
+        pad = self.num_samples * self.nranks - self.total
+        if pad:
+            indices = np.concatenate([indices, np.resize(indices, pad)])
+        mine = indices[self.local_rank * self.num_samples:(self.local_rank + 1) *
+                       self.num_samples].tolist()
+        for k in range(0, len(mine), self.batch_size):
+            chunk = mine[k:k + self.batch_size]
+            if len(chunk) == self.batch_size or not self.drop_last:
+                yield chunk
+
+    def __len__(self):
+        n = self.num_samples
+        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
