@@ -1,7 +1,7 @@
 """``core.distributed``: data-parallel training over several processes.
 
 Collectives run on an existing engine — MPI through ``mpi4py`` on CPU, NCCL through
-``cupy.cuda.nccl`` on GPUs (:mod:`.communicator`); ``mpi4py`` is the optional ``dist`` extra
+``cupy.cuda.nccl`` on GPUs (:mod:`.communicators`); ``mpi4py`` is the optional ``dist`` extra
 and is only imported when a job of several processes starts. :mod:`.env` reads the job
 description the launcher (``python -m core.distributed.launch``, :mod:`.launch`) puts in the
 environment; :mod:`.collective` has the 2.0 collective functions; :mod:`.parallel` has

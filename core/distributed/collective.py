@@ -17,7 +17,7 @@ from ..layers.shape import split
 from ..ops import collective as _collective_ops
 from ..static.program import Variable
 from ..tensor import Tensor
-from .communicator import MPICommunicator, NCCLCommunicator, SingleProcessCommunicator
+from .communicators import MPICommunicator, NCCLCommunicator, SingleProcessCommunicator
 from .env import ParallelEnv
 
 __all__ = ["ReduceOp", "all_gather", "all_reduce", "barrier", "broadcast", "communicator",
