@@ -199,3 +199,17 @@ def test_with_data_parallel_in_one_process_matches_the_program(static_mode):
     assert "c_allreduce_sum" not in [op.type for op in main.global_block().ops]
     with pytest.raises(ValueError, match="loss_name 'nope'"):
         core.CompiledProgram(main).with_data_parallel(loss_name="nope")
+
+
+@pytest.mark.dist
+@needs_mpi
+def test_mnist_data_parallel_example(tmp_path):
+    r = _launch(["--nproc_per_node", "2", "--log_dir", str(tmp_path),
+                 os.path.join(ROOT, "examples", "mnist_data_parallel.py"), "--epochs", "1",
+                 "--max-steps", "40"])
+    logs = [(tmp_path / f"workerlog.{k}").read_text() for k in range(2)]
+    assert r.returncode == 0, r.stderr + "\n".join(logs)
+    for k in range(2):
+        assert f"rank {k}: 40 steps" in logs[k] and "test accuracy on its 500 samples" in logs[k]
+    accuracy = float(logs[0].rsplit("test accuracy over all 1000 samples: ", 1)[1].split()[0])
+    assert accuracy > 0.6
