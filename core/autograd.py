@@ -23,9 +23,9 @@ _backward_hooks = []  # weak references to hook objects, in registration order
 def register_backward_hook(hook):
     """Tell ``hook`` about every backward pass: ``hook.grad_ready(tensor)`` when a leaf's
     gradient for this pass is complete (no node left to add to it), ``hook.backward_end()``
-    after the pass. Held by a weak reference; ``hook.remove`` is not needed (a hook that is
-    garbage is dropped). Data-parallel training uses this to start reducing gradients while
-    the rest of the backward pass runs."""
+    after the pass. The hook is held by a weak reference: once nothing else refers to it, it
+    is dropped. Data-parallel training uses this to start reducing gradients while the rest
+    of the backward pass runs."""
     _backward_hooks.append(weakref.ref(hook))
 
 

@@ -149,7 +149,7 @@ def _fill(reader, q, stop):
             if stop.is_set():
                 return
             q.put(sample)
-    except BaseException as e:  # noqa: BLE001 — re-raised by the consumer
+    except BaseException as e:  # re-raised by the consumer
         q.put(_ReaderFailure(e))
         return
     q.put(_END)
@@ -253,7 +253,7 @@ def _reader_process(reader, q):
     try:
         for sample in reader():
             q.put(("sample", sample))
-    except BaseException as e:  # noqa: BLE001 — sent to the consumer
+    except BaseException as e:  # sent to the consumer
         q.put(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
         return
     q.put(("end", None))
@@ -288,7 +288,8 @@ def multiprocess_reader(readers, use_pipe=True, queue_size=1000):
                     if dead:
                         k = dead[0]
                         raise RuntimeError(f"multiprocess_reader(): reader process {k} exited "
-                                           f"unexpectedly (exit code {procs[k].exitcode})")
+                                           f"unexpectedly (exit code {procs[k].exitcode})"
+                                           ) from None
                     continue
                 if kind == "end":
                     live -= 1

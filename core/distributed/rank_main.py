@@ -63,7 +63,7 @@ def main(argv=None):
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
-    except BaseException as e:  # noqa: BLE001 — any failure of the user's script is reported
+    except BaseException as e:  # any failure of the user's script is reported
         traceback.print_exc()
         _write_status(ns.status_dir, rank, False, f"{type(e).__name__}: {e}")
         sys.stdout.flush()

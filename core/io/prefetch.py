@@ -52,7 +52,7 @@ class Prefetcher:
                     break
             else:
                 self._put(_END)
-        except BaseException as e:  # noqa: BLE001 — handed to the consumer
+        except BaseException as e:  # handed to the consumer
             self._put(_Failure(e))
         finally:
             close = getattr(self._source, "close", None)

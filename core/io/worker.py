@@ -68,7 +68,7 @@ def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, 
     try:
         if init_fn is not None:
             init_fn(worker_id)
-    except BaseException:  # noqa: BLE001 — reported to the main process
+    except BaseException:  # reported to the main process
         _send_error(results, ("init", worker_id), worker_id)
         return
     if iterable:
@@ -77,7 +77,7 @@ def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, 
             for batch in fetch(None):
                 results.put(((worker_id, next(seq)), ("shm",) + write_batch(batch)))
             results.put(((worker_id, next(seq)), ("done", worker_id)))
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             _send_error(results, (worker_id, next(seq)), worker_id)
         return
     while True:
@@ -87,7 +87,7 @@ def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, 
         key, indices = task
         try:
             results.put((key, ("shm",) + write_batch(fetch(indices))))
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             _send_error(results, key, worker_id)
 
 
@@ -97,7 +97,7 @@ def _rebuild_error(payload):
             f"Traceback in the worker process:\n{tb}")
     try:
         err = etype(text)
-    except Exception:  # noqa: BLE001 — types that cannot be built from one message
+    except Exception:  # types that cannot be built from one message
         err = RuntimeError(text)
     return err
 

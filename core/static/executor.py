@@ -5,9 +5,10 @@ variable declarations (name, dtype, shape with -1 matching anything), compiles t
 into a plan (see :mod:`core.static.codegen`; cached per program, program version, feed names
 and fetch names), reads persistable inputs from the scope, runs the plan and writes the
 persistables it changed back to the scope. A started non-iterable data loader supplies the
-feeds of the data variables it serves (see :mod:`core.static.feed_source`). Errors name the variable or operator and say what
-was expected; an operator failing at run time is reported with its type, block, inputs and the
-user's source line (``op.origin``), chained from the original exception.
+feeds of the data variables it serves (see :mod:`core.static.feed_source`). Errors name the
+variable or operator and say what was expected; an operator failing at run time is reported
+with its type, block, inputs and the user's source line (``op.origin``), chained from the
+original exception.
 """
 import weakref
 

@@ -67,7 +67,7 @@ def test_dataloader_shuffle_drop_last_and_early_exit():
 def test_iterable_dataset_with_workers():
     got = [b[0].numpy().ravel().tolist() for b in DataLoader(Stream(), batch_size=2,
                                                                 num_workers=2)]
-    assert sorted(sum(got, [])) == list(range(9))
+    assert sorted(v for b in got for v in b) == list(range(9))
     assert [b[0].numpy().ravel().tolist() for b in DataLoader(Stream(), batch_size=4)] == \
         [[0, 1, 2, 3], [4, 5, 6, 7], [8]]
 
