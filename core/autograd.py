@@ -4,7 +4,8 @@ Every eager op whose inputs need a gradient records one :class:`Node` holding th
 input tensors and the arrays its ``backward`` needs. :func:`run_backward` orders the nodes
 reachable from the root topologically (iteratively, in a deterministic order), then calls each
 op's registered ``backward`` once, accumulating gradients per output and, for leaves, into
-``Tensor._grad``.
+``Tensor._grad``. Registered backward hooks (:func:`register_backward_hook`) hear when each
+leaf's gradient is complete and when the pass ends.
 """
 import functools
 import weakref
