@@ -7,10 +7,12 @@ installs the communicator for the collective ops (:mod:`core.ops.collective`), s
 calls, static Programs and ``DataParallel`` all use the same one. The collectives below call
 it on first use when the script did not.
 
-``all_reduce`` and ``broadcast`` work in place on an eager tensor, and in a static Program
-append ``c_allreduce_*`` / ``c_broadcast`` writing the Variable, as Paddle's do.
+``all_reduce`` and ``broadcast`` work in place on an eager tensor (recording no gradient),
+and in a static Program append ``c_allreduce_*`` / ``c_broadcast`` writing the Variable, as
+Paddle's do.
 """
 from .. import mode as _mode
+from ..autograd import no_grad
 from ..backend import CUDAPlace, default_place, get_array_module, set_default_place
 from ..dispatch import apply
 from ..layers.shape import split
@@ -97,7 +99,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, use_calc_stream=True):
     if op not in _OP_NAMES:
         raise ValueError(f"all_reduce: 'op' must be ReduceOp.SUM, MAX, MIN or PROD, got {op!r}")
     communicator()
-    apply(f"c_allreduce_{_OP_NAMES[op]}", [tensor], outputs={0: tensor})
+    with no_grad():
+        apply(f"c_allreduce_{_OP_NAMES[op]}", [tensor], outputs={0: tensor})
     return tensor if not _mode.in_dynamic_mode() else None
 
 
@@ -108,7 +111,8 @@ def broadcast(tensor, src, group=None, use_calc_stream=True):
     if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < comm.nranks:
         raise ValueError(f"broadcast: 'src' must be a rank of this job (0 to "
                          f"{comm.nranks - 1}), got {src!r}")
-    apply("c_broadcast", [tensor], {"root": src}, outputs={0: tensor})
+    with no_grad():
+        apply("c_broadcast", [tensor], {"root": src}, outputs={0: tensor})
     return tensor if not _mode.in_dynamic_mode() else None
 
 

@@ -178,8 +178,7 @@ class DataParallel(Layer):
     ``layers`` trained by every process of the job with averaged gradients (see the module
     docstring). Calls, ``parameters()`` and ``state_dict()`` go to ``layers``."""
 
-    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
-                 find_unused_parameters=False):
+    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1):
         super().__init__()
         if not isinstance(layers, Layer):
             raise TypeError(f"DataParallel: 'layers' must be a Layer, got "

@@ -139,6 +139,7 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.collate_fn = collate_fn or default_collate_fn
         self.use_buffer_reader = bool(use_buffer_reader)
+        self.use_shared_memory = bool(use_shared_memory)
         self.capacity = max(int(prefetch_factor) * max(self.num_workers, 1), 2)
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -183,7 +184,8 @@ class DataLoader:
         if self.num_workers > 0:
             return WorkerPoolIterator(self.dataset, self._iterable, self._fetch,
                                       self.batch_sampler, self.num_workers, self.timeout,
-                                      self.worker_init_fn)
+                                      self.worker_init_fn,
+                                      use_shared_memory=self.use_shared_memory)
         if self._iterable:
             return self._iter_batches()
         return (self._fetch(ix) for ix in self.batch_sampler)

@@ -5,7 +5,8 @@ sample indices (round robin, at most ``2 * N`` batches outstanding) through that
 index queue; for an iterable dataset each worker iterates its own copy (``get_worker_info()``
 tells it which one it is, so it can read its share) and batches it itself. A worker puts
 every batch into shared memory (:mod:`.shared_batch`) and sends the block's name through the
-result queue. The main side gives batches back in sampler order (map-style) or as they
+result queue (with ``use_shared_memory=False`` the batch itself goes through the queue,
+pickled). The main side gives batches back in sampler order (map-style) or as they
 arrive (iterable).
 
 Failure paths, each ending the workers and raising in the main process:
@@ -22,10 +23,13 @@ import itertools
 import multiprocessing
 import os
 import queue
+import random
 import sys
 import time
 import traceback
 from multiprocessing import resource_tracker
+
+import numpy as np
 
 from .shared_batch import discard, read_batch, write_batch
 
@@ -37,7 +41,8 @@ _info = {"current": None}
 
 class WorkerInfo:
     """What a worker process knows about itself: ``id``, ``num_workers``, ``dataset`` and
-    ``seed``."""
+    ``seed`` (its numpy and ``random`` global generators are seeded with it, a different
+    seed per worker and per epoch)."""
 
     def __init__(self, id, num_workers, dataset, seed):
         self.id, self.num_workers, self.dataset, self.seed = id, num_workers, dataset, seed
@@ -62,9 +67,16 @@ def _send_error(results, key, worker_id):
     results.put((key, ("error", worker_id, etype.__name__, str(exc), tb, etype)))
 
 
+def _pack(batch, shared):
+    return ("shm",) + write_batch(batch) if shared else ("data", batch)
+
+
 def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, results,
-                 init_fn, seed):
+                 init_fn, seed, shared):
     _info["current"] = WorkerInfo(worker_id, num_workers, dataset, seed)
+    # NOTE: forked workers inherit the parent's random state; give each its own stream.
+    np.random.seed(seed % 2 ** 32)
+    random.seed(seed)
     try:
         if init_fn is not None:
             init_fn(worker_id)
@@ -75,7 +87,7 @@ def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, 
         seq = itertools.count()
         try:
             for batch in fetch(None):
-                results.put(((worker_id, next(seq)), ("shm",) + write_batch(batch)))
+                results.put(((worker_id, next(seq)), _pack(batch, shared)))
             results.put(((worker_id, next(seq)), ("done", worker_id)))
         except BaseException:
             _send_error(results, (worker_id, next(seq)), worker_id)
@@ -86,7 +98,7 @@ def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, 
             return
         key, indices = task
         try:
-            results.put((key, ("shm",) + write_batch(fetch(indices))))
+            results.put((key, _pack(fetch(indices), shared)))
         except BaseException:
             _send_error(results, key, worker_id)
 
@@ -108,9 +120,11 @@ class WorkerPoolIterator:
     is the generator of a worker's batches. ``close()`` ends the workers."""
 
     def __init__(self, dataset, iterable, fetch, batches, num_workers, timeout=0,
-                 worker_init_fn=None, seed=0):
+                 worker_init_fn=None, seed=None, use_shared_memory=True):
         self._iterable = iterable
         self._timeout = float(timeout or 0)
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
         ctx = _context()
         resource_tracker.ensure_running()  # one tracker, shared with the forked workers
         self._results = ctx.Queue()
@@ -119,7 +133,7 @@ class WorkerPoolIterator:
             iq = ctx.Queue() if not iterable else None
             p = ctx.Process(target=_worker_loop, daemon=True,
                             args=(w, num_workers, dataset, iterable, fetch, iq, self._results,
-                                  worker_init_fn, seed + w))
+                                  worker_init_fn, seed + w, bool(use_shared_memory)))
             p.start()
             self._index_queues.append(iq)
             self._workers.append(p)
@@ -183,6 +197,8 @@ class WorkerPoolIterator:
     def _open(self, payload):
         if payload[0] == "error":
             raise _rebuild_error(payload)
+        if payload[0] == "data":
+            return payload[1]
         return read_batch(payload[1], payload[2])
 
     def _get(self):

@@ -236,3 +236,18 @@ def test_distributed_batch_reader(monkeypatch):
     assert list(core.io.distributed_batch_reader(batches)()) == [[2, 3], [6, 7]]
     monkeypatch.setenv("PADDLE_TRAINER_ID", "0")
     assert list(core.contrib.reader.distributed_batch_reader(batches)()) == [[0, 1], [4, 5]]
+
+
+class Noisy(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return np.array([np.random.random()], "float64")
+
+
+def test_workers_draw_different_random_numbers_and_can_skip_shared_memory():
+    for shared in (True, False):
+        loader = DataLoader(Noisy(), batch_size=1, num_workers=2, use_shared_memory=shared)
+        values = [float(b[0].numpy()[0, 0]) for b in loader]
+        assert len(values) == 8 and len(set(values)) == 8

@@ -213,3 +213,94 @@ def test_mnist_data_parallel_example(tmp_path):
         assert f"rank {k}: 40 steps" in logs[k] and "test accuracy on its 500 samples" in logs[k]
     accuracy = float(logs[0].rsplit("test accuracy over all 1000 samples: ", 1)[1].split()[0])
     assert accuracy > 0.6
+
+
+class _RecordingComm(comm_mod.Communicator):
+    """Stands for a job of 2 identical ranks: a sum doubles the values. Records the order of
+    the reductions it starts, finishes and the gradients the tape reports."""
+
+    rank, nranks, backend = 0, 2, "recording"
+
+    def __init__(self, events):
+        self.events = events
+
+    def allreduce_(self, array, op="sum"):
+        array *= 2
+
+    def iallreduce_(self, array, op="sum"):
+        self.events.append(("start", array.size))
+        events = self.events
+
+        class Req:
+            def Test(self):
+                return False
+
+            def Wait(self):
+                array[...] = array * 2
+                events.append(("wait", array.size))
+
+        return Req()
+
+    def broadcast_(self, array, root=0):
+        self.events.append(("bcast", array.size))
+
+    def barrier(self):
+        return None
+
+
+class _Probe:
+    def __init__(self, events):
+        self.events = events
+
+    def grad_ready(self, t):
+        self.events.append(("ready", t.size))
+
+    def backward_end(self):
+        self.events.append(("end", 0))
+
+
+def test_data_parallel_reduces_buckets_while_backward_runs(monkeypatch):
+    events = []
+    monkeypatch.setitem(dist.collective._state, "comm", _RecordingComm(events))
+    core.seed(4)
+    net = core.nn.Sequential(core.nn.Linear(3, 4), core.nn.Linear(4, 5), core.nn.Linear(5, 2))
+    ref = [p.numpy() for p in net.parameters()]
+    dp = core.DataParallel(net, comm_buffer_size=1e-6, last_comm_buffer_size=1e-6)
+    assert [e[0] for e in events] == ["bcast"] * 6  # parameters from rank 0
+    probe = _Probe(events)
+    core.autograd.register_backward_hook(probe)
+    events.clear()
+    x = core.to_tensor(np.ones((2, 3), "float32"))
+    loss = core.layers.mean(dp(x) ** 2)
+    loss.backward()
+    kinds = [e[0] for e in events]
+    # the last layer's bucket starts before the first layer's gradient is ready
+    last_ready = max(i for i, k in enumerate(kinds) if k == "ready")
+    assert kinds.index("start") < last_ready
+    assert kinds.count("start") == 6 and kinds.count("wait") == 6
+    assert kinds.index("wait") > last_ready  # waited for at the end of backward
+    # two identical ranks: averaging leaves the local gradients as they were
+    plain = core.nn.Sequential(core.nn.Linear(3, 4), core.nn.Linear(4, 5),
+                               core.nn.Linear(5, 2))
+    for p, v in zip(plain.parameters(), ref):
+        p.set_value(v)
+    core.layers.mean(plain(x) ** 2).backward()
+    for a, b in zip(plain.parameters(), net.parameters()):
+        np.testing.assert_allclose(a.gradient(), b.gradient(), rtol=1e-6)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not core.is_compiled_with_cuda() or not _have_mpi(),
+                    reason="needs cupy with a CUDA device, and mpi4py")
+def test_nccl_communicator_in_one_process():
+    xp = core.backend.get_array_module(core.CUDAPlace(0))
+    if not getattr(xp.cuda.nccl, "available", True):
+        pytest.skip("cupy was built without NCCL")
+    comm = comm_mod.NCCLCommunicator(xp, 0)
+    a = xp.arange(6, dtype=xp.float32)
+    comm.allreduce_(a)
+    req = comm.iallreduce_(a, "max")
+    req.wait()
+    comm.broadcast_(a, 0)
+    np.testing.assert_array_equal(xp.asnumpy(comm.allgather(a))[0], np.arange(6))
+    comm.barrier()
