@@ -304,3 +304,20 @@ def test_nccl_communicator_in_one_process():
     comm.broadcast_(a, 0)
     np.testing.assert_array_equal(xp.asnumpy(comm.allgather(a))[0], np.arange(6))
     comm.barrier()
+
+
+def test_collectives_in_a_static_program(static_mode):
+    main, startup = core.Program(), core.Program()
+    with core.program_guard(main, startup):
+        x = core.static.data("x", [2])
+        y = x * 3
+        dist.all_reduce(y)
+        dist.broadcast(y, 0)
+        got = []
+        dist.all_gather(got, y)
+    types = [op.type for op in main.global_block().ops]
+    assert "c_allreduce_sum" in types and "c_broadcast" in types and "c_allgather" in types
+    out = core.Executor().run(main, feed={"x": np.array([1.0, 2.0], "float32")},
+                              fetch_list=[y, got[0]])
+    np.testing.assert_allclose(out[0], [3.0, 6.0])
+    np.testing.assert_allclose(out[1], [3.0, 6.0])
