@@ -15,7 +15,9 @@ same path). Each process gets Paddle's job variables: ``PADDLE_TRAINER_ID`` (its
 over the cores. With ``--log_dir`` each rank's output goes to ``DIR/workerlog.<rank>``.
 
 When a rank fails, the others are ended and the launcher exits with a non-zero status,
-naming the rank and its error (and its log). ``--timeout`` ends the whole job after that
+naming the rank and its error (and its log); it then removes the MPI shared-memory segments
+(``/dev/shm/mpich_shm_*``) the job created that no live process still maps, since ranks ended
+that way cannot remove their own. ``--timeout`` ends the whole job after that
 many seconds (exit status 124).
 """
 import argparse
@@ -105,6 +107,52 @@ def build_command(ns, status_dir, mpiexec="mpiexec"):
     return cmd, world
 
 
+_SHM_DIR = "/dev/shm"
+
+
+def _mpi_segments():
+    try:
+        return {n for n in os.listdir(_SHM_DIR) if n.startswith("mpich_shm_")}
+    except OSError:
+        return set()
+
+
+def _mapped_paths():
+    """Paths mapped by any live process (None when /proc cannot be read)."""
+    paths = set()
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                for line in f:
+                    if _SHM_DIR in line:
+                        paths.add(line.split(None, 5)[-1].strip().split(" (deleted)")[0])
+        except OSError:
+            continue
+    return paths
+
+
+def _remove_stale_segments(before):
+    """Unlink the MPI shared-memory segments this job created and no live process maps: a
+    rank ended by the process manager never gets to remove its own."""
+    new = _mpi_segments() - before
+    if not new:
+        return
+    mapped = _mapped_paths()
+    if mapped is None:
+        return
+    for name in new:
+        path = os.path.join(_SHM_DIR, name)
+        if path not in mapped:
+            try:
+                os.unlink(path)
+            except OSError:
+                continue
+
+
 def _read_status(status_dir, world):
     found = {}
     for rank in range(world):
@@ -151,6 +199,7 @@ def main(argv=None):
         cmd, world = build_command(ns, status_dir, _mpiexec())
         if ns.log_dir:
             os.makedirs(ns.log_dir, exist_ok=True)
+        segments = _mpi_segments()
         proc = subprocess.Popen(cmd, start_new_session=True)
         timed_out = False
         try:
@@ -168,6 +217,8 @@ def main(argv=None):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        if rc != 0:
+            _remove_stale_segments(segments)
         message = _report(world, _read_status(status_dir, world), rc, ns.log_dir, timed_out)
     finally:
         shutil.rmtree(status_dir, ignore_errors=True)

@@ -59,6 +59,7 @@ def test_two_processes_train_like_one(tmp_path):
 @pytest.mark.dist
 @needs_mpi
 def test_failing_rank_ends_the_job_and_is_named(tmp_path):
+    before = launch._mpi_segments()
     r = _launch(["--nproc_per_node", "2", "--log_dir", str(tmp_path),
                  os.path.join(SCRIPTS, "fail_rank.py")], timeout=60)
     assert r.returncode != 0
@@ -66,6 +67,7 @@ def test_failing_rank_ends_the_job_and_is_named(tmp_path):
     assert "workerlog.1" in r.stderr
     assert "Traceback" in (tmp_path / "workerlog.1").read_text()
     assert "unreachable" not in (tmp_path / "workerlog.0").read_text()
+    assert launch._mpi_segments() <= before  # the ended ranks' MPI shared memory is removed
 
 
 @pytest.mark.dist
