@@ -207,7 +207,7 @@ class DataLoader:
                        return_list=False, use_multiprocess=False, drop_last=True):
         """fluid's loader fed by a Python generator (see :class:`GeneratorLoader`)."""
         return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
-                               drop_last)
+                               drop_last, use_multiprocess)
 
 
 def _sample_batches(reader, batch_size, drop_last):
@@ -226,10 +226,16 @@ class GeneratorLoader:
     return_list, drop_last)``; give it data with one of :meth:`set_sample_generator`,
     :meth:`set_sample_list_generator`, :meth:`set_batch_generator`. Iterable loaders are
     iterated (``for data in loader():``); non-iterable ones are driven by ``start()`` /
-    ``reset()`` and the executor (module docstring)."""
+    ``reset()`` and the executor (module docstring).
+
+    The prefetch thread always makes the device copy (what ``use_double_buffer`` asks for).
+    ``use_multiprocess=True`` runs the generator in a child process that passes the batches
+    through shared memory (as a loader worker does). ``drop_last`` concerns fluid's several
+    devices per process; with one device per process no batch is dropped for it.
+    """
 
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
-                 return_list=False, drop_last=True):
+                 return_list=False, drop_last=True, use_multiprocess=False):
         who = "DataLoader.from_generator"
         self._who = who
         self.feed_list = _check_feed_list(feed_list, who)
@@ -243,6 +249,7 @@ class GeneratorLoader:
         self.iterable = bool(iterable)
         self.return_list = bool(return_list) or _mode.in_dynamic_mode()
         self.drop_last = bool(drop_last)
+        self.use_multiprocess = bool(use_multiprocess)
         if not self.iterable and self.feed_list is None:
             raise ValueError(f"{who}: a non-iterable loader (iterable=False) needs feed_list: "
                              "the executor feeds those variables from it")
@@ -292,7 +299,12 @@ class GeneratorLoader:
                                "set_sample_list_generator or set_batch_generator first")
         shaper = _Shaper(self.feed_list, self.return_list, _first_place(self._places),
                          self._who)
-        return Prefetcher(self._batches(), shaper, self.capacity)
+        if self.use_multiprocess:
+            batches = self._batches
+            source = WorkerPoolIterator(None, True, lambda _: batches(), None, 1)
+        else:
+            source = self._batches()
+        return Prefetcher(source, shaper, self.capacity)
 
     # -- iterable -------------------------------------------------------------------------------
     def __call__(self):

@@ -167,7 +167,6 @@ class DistributedBatchSampler(BatchSampler):
         self.drop_last = bool(drop_last)
         self.epoch = 0
         self.num_samples = math.ceil(self.total / self.nranks)
-        self.sampler = range(self.num_samples)
 
     def set_epoch(self, epoch):
         """Reshuffle for ``epoch`` (the same order on every rank)."""

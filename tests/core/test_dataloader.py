@@ -193,6 +193,12 @@ def test_from_generator_in_eager_mode_yields_tensors_and_reports_errors():
         next(it)
     with pytest.raises(RuntimeError, match="no data yet"):
         DataLoader.from_generator()()
+    child = DataLoader.from_generator(capacity=2, use_multiprocess=True)
+    child.set_sample_generator(lambda: ((np.full(2, i, "float32"), os.getpid())
+                                        for i in range(5)), batch_size=2, drop_last=False)
+    got = [(x.numpy()[:, 0].tolist(), pid.numpy().tolist()) for x, pid in child()]
+    assert [g[0] for g in got] == [[0, 1], [2, 3], [4]]
+    assert all(p != os.getpid() for g in got for p in g[1])  # made in another process
     with pytest.raises(ValueError, match="needs feed_list"):
         DataLoader.from_generator(iterable=False)
 
