@@ -105,7 +105,7 @@ class _Epoch:
     def __del__(self):
         pf = getattr(self, "_pf", None)
         if pf is not None:
-            pf.close()
+            pf.close(wait=False)
 
 
 class DataLoader:

@@ -81,8 +81,9 @@ class Prefetcher:
             raise item.exc
         return item
 
-    def close(self):
-        """Stop preparing batches and release the source."""
+    def close(self, wait=True):
+        """Stop preparing batches and release the source (the thread does that as it ends;
+        ``wait`` gives it a moment to)."""
         self._done = True
         self._stop.set()
         while True:
@@ -90,8 +91,8 @@ class Prefetcher:
                 self._queue.get_nowait()
             except queue.Empty:
                 break
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=5.0)
+        if wait and self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)
 
     def __del__(self):
         if not getattr(self, "_done", True):
