@@ -166,7 +166,14 @@ class NCCLCommunicator(Communicator):
 
     def __init__(self, xp, device_id, mpi_comm=None):
         self.xp = xp
-        self.nccl = xp.cuda.nccl
+        try:
+            self.nccl = importlib.import_module(xp.__name__ + ".cuda.nccl")
+        except ImportError as e:
+            raise RuntimeError(f"NCCL is not available in this cupy installation ({e}); use "
+                               "init_parallel_env(backend='mpi')") from None
+        if not getattr(self.nccl, "available", True):
+            raise RuntimeError("this cupy installation was built without NCCL; use "
+                               "init_parallel_env(backend='mpi')")
         self.mpi = MPICommunicator(mpi_comm)
         self.rank, self.nranks = self.mpi.rank, self.mpi.nranks
         self.device = xp.cuda.Device(device_id)
