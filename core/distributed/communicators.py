@@ -15,6 +15,8 @@ import importlib
 
 import numpy
 
+from ..backend import array_module_of, as_numpy
+
 __all__ = ["Communicator", "MPICommunicator", "NCCLCommunicator", "SingleProcessCommunicator",
            "REDUCE_OPS", "mpi_module"]
 
@@ -110,8 +112,34 @@ class SingleProcessCommunicator(Communicator):
         return None
 
 
+class _Staged:
+    """A device array's host copy for MPI (the mpich wheel is not CUDA-aware); ``done()``
+    writes the result back."""
+
+    def __init__(self, array):
+        self.array = array
+        self.host = as_numpy(array) if not isinstance(array, numpy.ndarray) else array
+
+    def done(self):
+        if self.host is not self.array:
+            self.array[...] = array_module_of(self.array).asarray(self.host)
+
+
+class _StagedRequest:
+    def __init__(self, req, staged):
+        self.req, self.staged = req, staged
+
+    def Test(self):
+        return self.req.Test()
+
+    def Wait(self):
+        self.req.Wait()
+        self.staged.done()
+
+
 class MPICommunicator(Communicator):
-    """Collectives on host (numpy) arrays through MPI (``mpi4py``)."""
+    """Collectives through MPI (``mpi4py``), on host arrays (device arrays go through a host
+    copy)."""
 
     backend = "mpi"
 
@@ -128,18 +156,26 @@ class MPICommunicator(Communicator):
         return self._ops[op]
 
     def allreduce_(self, array, op="sum"):
-        self.comm.Allreduce(self.MPI.IN_PLACE, array, self._mpi_op(op))
+        st = _Staged(array)
+        self.comm.Allreduce(self.MPI.IN_PLACE, st.host, self._mpi_op(op))
+        st.done()
 
     def iallreduce_(self, array, op="sum"):
-        return self.comm.Iallreduce(self.MPI.IN_PLACE, array, self._mpi_op(op))
+        st = _Staged(array)
+        return _StagedRequest(self.comm.Iallreduce(self.MPI.IN_PLACE, st.host,
+                                                   self._mpi_op(op)), st)
 
     def broadcast_(self, array, root=0):
-        self.comm.Bcast(array, root=self._check_root(root))
+        st = _Staged(array)
+        self.comm.Bcast(st.host, root=self._check_root(root))
+        st.done()
 
     def allgather(self, array):
-        out = numpy.empty((self.nranks,) + array.shape, array.dtype)
-        self.comm.Allgather(array, out)
-        return out
+        host = as_numpy(array)
+        out = numpy.empty((self.nranks,) + host.shape, host.dtype)
+        self.comm.Allgather(host, out)
+        return out if isinstance(array, numpy.ndarray) else \
+            array_module_of(array).asarray(out)
 
     def barrier(self):
         self.comm.Barrier()
