@@ -46,8 +46,9 @@ def _parser():
                    help="processes per machine (default: one per selected GPU, else 1)")
     p.add_argument("--selected_gpus", default=None,
                    help="comma-separated GPU ids, one per process (FLAGS_selected_gpus)")
-    p.add_argument("--ips", default="127.0.0.1",
-                   help="comma-separated machine addresses (default: this machine)")
+    p.add_argument("--ips", "--cluster_node_ips", dest="ips", default="127.0.0.1",
+                   help="comma-separated machine addresses (default: this machine); "
+                        "--cluster_node_ips is fluid 1.8's name")
     p.add_argument("--log_dir", default=None, help="write rank N's output to DIR/workerlog.N")
     p.add_argument("--started_port", type=int, default=6170,
                    help="first port of the endpoints named in PADDLE_TRAINER_ENDPOINTS")

@@ -106,8 +106,8 @@ def test_launcher_checks_its_arguments(tmp_path):
                                       "x.py"])
     with pytest.raises(SystemExit, match="names 1 GPU"):
         launch.build_command(ns, str(tmp_path))
-    ns = launch._parser().parse_args(["--selected_gpus", "0,1", "--ips", "10.0.0.1,10.0.0.2",
-                                      "x.py", "a"])
+    ns = launch._parser().parse_args(["--selected_gpus=0,1",
+                                      "--cluster_node_ips=10.0.0.1,10.0.0.2", "x.py", "a"])
     cmd, world = launch.build_command(ns, str(tmp_path))
     assert world == 4
     assert cmd.count(":") == 3 and cmd.count("-host") == 4
