@@ -8,7 +8,8 @@ backward ops produce it and before the optimizer ops read it: a ``c_allreduce_su
 (:mod:`core.ops.collective`) writing the gradient in place, then a ``scale`` op by
 ``1 / nranks``. The copy is made when the executor first runs it, and again whenever the
 original Program changes; the original is never modified. In a one-process job the copy
-computes what the original does.
+computes what the original does. Every process must start from the same parameters: run the
+same startup program with a fixed ``random_seed`` in each (or load the same parameters).
 """
 from ..ops.collective import get_communicator
 from .clone import clone_program
