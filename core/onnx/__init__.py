@@ -8,8 +8,8 @@ others do not, is in :mod:`core.onnx.registry`; a mapper is a small function per
 the family modules ``ops_math``, ``ops_nn``, ``ops_shape`` and ``ops_control``.
 """
 from .convert import DEFAULT_OPSET
-from .export import export_program, program_to_model
+from .export import export_program, program_to_model, save_model
 from .registry import MAPPERS, NOT_EXPORTABLE, ExportError
 
 __all__ = ["DEFAULT_OPSET", "ExportError", "MAPPERS", "NOT_EXPORTABLE", "export_program",
-           "program_to_model"]
+           "program_to_model", "save_model"]

@@ -21,7 +21,7 @@ from ..static.scope import Scope, global_scope
 from ._deps import onnx, require
 from .convert import DEFAULT_OPSET, MIN_OPSET, build_model, check_mappable, check_model
 
-__all__ = ["export_program", "program_to_model"]
+__all__ = ["export_program", "program_to_model", "save_model"]
 
 
 def _max_opset():
@@ -105,16 +105,25 @@ def export_program(dirname_or_program, path, feed=None, fetch=None, opset_versio
     raises :class:`core.onnx.ExportError` naming it and the user's line, before anything is
     written; the file is written atomically."""
     require("core.onnx.export_program")
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"export_program: 'path' must be a file path, got {type(path).__name__}")
+    _check_path(path, "export_program")
     program, feeds, fetches, scope = _source(dirname_or_program, _names(feed, "feed"),
                                              _names(fetch, "fetch"))
     model = program_to_model(program, feeds, fetches, scope, opset_version)
+    return save_model(model, path)
+
+
+def _check_path(path, api):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{api}: 'path' must be a file path, got {type(path).__name__}")
+
+
+def save_model(model, path):
+    """Write ModelProto ``model`` to ``path`` atomically (a temporary name renamed into place);
+    returns ``path``."""
     data = model.SerializeToString()
     directory = os.path.dirname(os.path.abspath(os.fspath(path)))
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"export_program: the directory of 'path' ({directory}) does "
-                                "not exist")
+        raise FileNotFoundError(f"export: the directory of 'path' ({directory}) does not exist")
     with atomic_write(path) as f:
         f.write(data)
     return os.fspath(path)

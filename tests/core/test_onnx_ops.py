@@ -154,15 +154,16 @@ def assert_same(want, got, names, what, rtol=1e-4, atol=1e-5):
             np.testing.assert_array_equal(g, w, err_msg=f"{what} '{n}'")
 
 
+@pytest.mark.parametrize("opset", [conx.DEFAULT_OPSET, 21])
 @pytest.mark.parametrize("op_type,case", PARAMS)
-def test_op_in_onnxruntime_equals_executor(op_type, case):
+def test_op_in_onnxruntime_equals_executor(op_type, case, opset):
     main, feed, fetch = build_case(op_type, case)
     reason = UNSUPPORTED_CASES.get((op_type, case.name))
     if reason is not None:
         with pytest.raises(conx.ExportError, match=op_type):
-            conx.program_to_model(main, list(feed), fetch)
+            conx.program_to_model(main, list(feed), fetch, opset_version=opset)
         return
-    want, got = run_both(main, feed, fetch)
+    want, got = run_both(main, feed, fetch, opset)
     assert_same(want, got, fetch, f"{op_type} ({case.name or 'case'})",
                 rtol=max(case.rtol, 1e-4), atol=max(case.atol, 1e-5))
 
