@@ -20,6 +20,7 @@ from translator.__main__ import main as cli_main  # noqa: E402
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
                                                 "examples")))
 import dynamic_decode  # noqa: E402
+import export_onnx  # noqa: E402
 import mnist_declarative  # noqa: E402
 import mnist_model  # noqa: E402
 
@@ -154,3 +155,9 @@ def test_export_needs_an_input_spec(tmp_path):
     tonnx.export(f, tmp_path / "f.onnx", input_spec=[np.ones((2, 3), np.float32)])
     (got,) = _session(tmp_path / "f.onnx").run(None, {"x": np.ones((2, 3), np.float32)})
     assert got.tolist() == [[2.0] * 3] * 2
+
+
+def test_export_example_runs(capsys):
+    assert export_onnx.main(["--steps", "2", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert "same digit for 100.0%" in out and "batch    1: executor" in out
