@@ -5,7 +5,7 @@ them: :func:`export_program` for a Program or a saved inference model.
 without it and :func:`export_program` says how to install it. ``cond`` becomes ``If``,
 ``while`` becomes ``Loop``, tensor arrays become ONNX sequences. Which ops map, and why the
 others do not, is in :mod:`core.onnx.registry`; a mapper is a small function per op type in
-the family modules ``ops_math``, ``ops_nn``, ``ops_shape`` and ``ops_control``.
+the family modules ``ops_math``, ``ops_nn``, ``ops_shape``, ``ops_loss`` and ``ops_control``.
 """
 from .convert import DEFAULT_OPSET
 from .export import export_program, program_to_model, save_model

@@ -161,3 +161,16 @@ def test_export_example_runs(capsys):
     assert export_onnx.main(["--steps", "2", "--repeat", "1"])
     out = capsys.readouterr().out
     assert "same digit for 100.0%" in out and "batch    1: executor" in out
+
+
+def noisy(x):
+    y = x * 2.0
+    return y + core.layers.gaussian_random([3], dtype="float32")
+
+
+def test_unexportable_op_names_the_users_line(tmp_path):
+    line = noisy.__code__.co_firstlineno + 2
+    with pytest.raises(core.onnx.ExportError,
+                       match=rf"gaussian_random.*test_onnx_models.py:{line}: return y \+ "):
+        tonnx.export(noisy, tmp_path / "n.onnx", input_spec=[InputSpec([None, 3])])
+    assert not os.listdir(tmp_path)
