@@ -83,7 +83,7 @@ def export(layer_or_function, path, input_spec=None, opset_version=None):
                          "outputs")
     scope = _static.Scope()
     for name, p in concrete.parameters:
-        scope.var(name).get_tensor().set(p._data)
+        scope.var(name).get_tensor().set(p.numpy())
     model = _conx.program_to_model(concrete.main_program, [v.name for v in concrete.inputs],
                                    [v.name for v in concrete.output_vars], scope=scope,
                                    opset_version=opset_version)

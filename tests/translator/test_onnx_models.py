@@ -174,3 +174,60 @@ def test_unexportable_op_names_the_users_line(tmp_path):
                        match=rf"gaussian_random.*test_onnx_models.py:{line}: return y \+ "):
         tonnx.export(noisy, tmp_path / "n.onnx", input_spec=[InputSpec([None, 3])])
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not core.is_compiled_with_cuda(), reason="needs cupy and a CUDA device")
+def test_export_of_a_model_on_the_gpu(tmp_path):
+    core.seed(8)
+    with core.dygraph.guard(core.CUDAPlace(0)):
+        model = mnist_model.MNIST()
+        model.eval()
+        x = np.random.default_rng(4).standard_normal((3, 1, 28, 28)).astype(np.float32)
+        with core.no_grad():
+            ProgramTranslator().enable(False)
+            want = model(core.to_tensor(x)).numpy()
+            ProgramTranslator().enable(True)
+        tonnx.export(model, tmp_path / "gpu.onnx",
+                     input_spec=[InputSpec([None, 1, 28, 28], "float32", "image")])
+    (got,) = _session(tmp_path / "gpu.onnx").run(None, {"image": x})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def branchy(x, n):
+    total = core.layers.zeros_like(x)
+    if core.layers.reduce_mean(x) > 0:
+        y = core.layers.relu(x)
+    else:
+        y = -x * 2.0
+    i = 0
+    while i < n:
+        total = total + y * 2.0 + 1.0
+        if core.layers.reduce_sum(total) > 50.0:
+            break
+        i += 1
+    return total, i
+
+
+def test_translated_if_and_while_take_every_path(tmp_path):
+    path = tmp_path / "branchy.onnx"
+    tonnx.export(branchy, path, input_spec=[InputSpec([None, 4], "float32", "x"),
+                                            InputSpec([1], "int64", "n")])
+    types = set()
+    stack = [onnx.load(path).graph]
+    while stack:
+        g = stack.pop()
+        for node in g.node:
+            types.add(node.op_type)
+            stack.extend(a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH)
+    assert {"If", "Loop"} <= types
+    sess = _session(path)
+    rng = np.random.default_rng(5)
+    for batch, sign, n in ((2, 1, 0), (3, -1, 1), (1, 1, 6), (5, -1, 40)):
+        x = (np.abs(rng.standard_normal((batch, 4))) * sign).astype(np.float32)
+        got = sess.run(None, {"x": x, "n": np.array([n], np.int64)})
+        ProgramTranslator().enable(False)
+        want = branchy(core.to_tensor(x), core.to_tensor(np.array([n], np.int64)))
+        ProgramTranslator().enable(True)
+        np.testing.assert_allclose(got[0], want[0].numpy(), rtol=1e-5, atol=1e-6)
+        assert int(np.asarray(got[1]).reshape(-1)[0]) == int(np.asarray(want[1]).reshape(-1)[0])
