@@ -50,6 +50,8 @@ def convert_block(g, block):
             produced = MAPPERS[op.type](g, view)
         except ExportError as e:
             raise ExportError(f"op '{op.type}'{where(op)}: {e}") from None
+        except KeyError as e:  # a variable no earlier op computed (Graph.read)
+            raise ExportError(f"op '{op.type}'{where(op)}: {e.args[0]}") from None
         _bind(g, op, produced)
 
 

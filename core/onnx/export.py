@@ -82,6 +82,12 @@ def program_to_model(program, feeds, fetches, scope=None, opset_version=None):
     values of its persistable variables read from ``scope`` (the global scope by default)."""
     require("core.onnx")
     opset = _opset(opset_version)
+    gb = program.global_block()
+    for what, names in (("feed", feeds), ("fetch", fetches)):
+        unknown = [n for n in names if n not in gb.vars]
+        if unknown:
+            raise ValueError(f"export_program: '{what}' names {unknown}, which are not "
+                             "variables of the program's global block")
     pruned = prune_for_inference(program, list(feeds), list(fetches))
     check_mappable(pruned)
     gb = pruned.global_block()

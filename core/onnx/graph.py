@@ -155,8 +155,7 @@ class OpView:
         self.g = graph
         self.op = op
         self.type = op.type
-        self.attrs = get_op(op.type).full_attrs(op.attrs) if _registered(op.type) else \
-            dict(op.attrs)
+        self.attrs = get_op(op.type).full_attrs(op.attrs)
         self._block = op.block
 
     def names(self, slot):
@@ -191,12 +190,4 @@ class OpView:
 
     def rank(self, slot, i=0):
         return len(self.var(slot, i).shape)
-
-
-def _registered(op_type):
-    try:
-        get_op(op_type)
-    except KeyError:
-        return False
-    return True
 

@@ -212,6 +212,8 @@ def test_bad_arguments_are_clear_errors(tmp_path):
         conx.export_program(main, tmp_path / "m.onnx")
     with pytest.raises(ValueError, match="opset_version"):
         conx.export_program(main, tmp_path / "m.onnx", fetch=fetch, opset_version=9)
+    with pytest.raises(ValueError, match=r"'feed' names \['nope'\]"):
+        conx.export_program(main, tmp_path / "m.onnx", feed=["nope"], fetch=fetch)
     with pytest.raises(TypeError, match="dirname_or_program"):
         conx.export_program(42, tmp_path / "m.onnx")
     assert os.listdir(tmp_path) == []
