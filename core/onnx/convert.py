@@ -101,9 +101,10 @@ def build_model(program, feeds, fetches, values, opset, producer="dy2static"):
 
 
 def check_model(model):
-    """``onnx.checker.check_model`` with errors as :class:`ExportError`."""
+    """``onnx.checker.check_model`` (with ONNX's strict shape inference) with errors as
+    :class:`ExportError`."""
     try:
-        onnx.checker.check_model(model)
-    except onnx.checker.ValidationError as e:
+        onnx.checker.check_model(model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
         raise ExportError(f"the ONNX model failed onnx.checker: {e}") from None
 
