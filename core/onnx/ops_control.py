@@ -20,7 +20,7 @@ from .graph import Graph, onnx_dtype, value_info
 from .registry import mapper
 
 
-def _sub_graph(g, block, name, inputs=(), outputs=()):
+def _sub_graph(g, name, inputs=(), outputs=()):
     return helper.make_graph(g.nodes, g.fresh(name), list(inputs), list(outputs))
 
 
@@ -46,7 +46,7 @@ def _cond(g, v):
         for res, name, var in zip(results, out_names, out_vars):
             out = sub.node("Identity", [sub.read(res)], hint=f"{name}_{key}")
             outputs.append(value_info(out, var))
-        branches.append(_sub_graph(sub, blk, f"cond_{key}", (), outputs))
+        branches.append(_sub_graph(sub, f"cond_{key}", (), outputs))
     pred = _bool_scalar(g, v.x("Cond"), v.var("Cond"))
     outs = g.node("If", [pred], outputs=out_names, then_branch=branches[0],
                   else_branch=branches[1])
@@ -75,7 +75,7 @@ def _while(g, v):
     for p, r in zip(params, results):
         out = body.node("Identity", [body.read(r)], hint=f"{p}_next")
         outputs.append(value_info(out, block._find_var_recursive(p)))
-    graph = _sub_graph(body, block, "while_body", inputs, outputs)
+    graph = _sub_graph(body, "while_body", inputs, outputs)
     c0 = _bool_scalar(g, v.x("Condition"), v.var("Condition"))
     outs = g.node("Loop", ["", c0] + v.xs("X")[:n], outputs=v.out_names("Out")[:n], body=graph)
     return {"Out": outs if isinstance(outs, list) else [outs]}
