@@ -237,3 +237,21 @@ def test_newer_opsets(opset):
     x = np.ones((2, 2), np.float32)
     i, _ = sess.run(None, {"n": np.array([3], np.int64), "x": x})
     assert int(i[0]) == 3
+
+
+def test_loop_variable_that_grows_each_trip(tmp_path):
+    def build():
+        x = static.data("x", [1, 2], "float32")
+        n = static.data("n", [1], "int64")
+        i = layers.fill_constant([1], "int64", 0)
+
+        def body(i, acc):
+            return [i + 1, layers.concat([acc, acc[-1:] * 2.0], axis=0)]
+
+        _, acc = layers.while_loop(lambda i, acc: i < n, body, [i, x])
+        return [acc]
+
+    m = Exported(build, tmp_path, ["x", "n"])
+    for n in (0, 1, 3):
+        (acc,) = m.check({"x": np.array([[1.0, -1.0]], np.float32), "n": np.array([n])})
+        assert acc.shape == (n + 1, 2)
