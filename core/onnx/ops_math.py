@@ -132,6 +132,7 @@ def _unary(onnx_type, **attrs):
     return fn
 
 
+# NOTE: ``print`` passes its input through; a deployed graph does not print.
 for _t, _o in {"abs": "Abs", "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "sin": "Sin",
                "cos": "Cos", "sign": "Sign", "floor": "Floor", "ceil": "Ceil", "relu": "Relu",
                "sigmoid": "Sigmoid", "tanh": "Tanh",
