@@ -29,6 +29,9 @@ so top-level code such as a training loop or ``if __name__ == "__main__":`` does
 Functions that need other top-level state can be loaded with ``--import``, which imports the
 whole file as a module (its ``__main__`` block still does not run).
 
+``dy2static onnx MODEL_DIR -o model.onnx`` exports a saved inference model to ONNX (see
+:mod:`translator.onnx`).
+
 Exit status: 0 on success, 2 for a usage error (missing file, unknown name, syntax error in
 FILE, malformed option), 1 when conversion or translation of a function fails.
 """
@@ -334,6 +337,11 @@ def run(args):
 def main(argv=None):
     """Entry point of ``python -m translator`` and the ``dy2static`` script; returns the exit
     status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["onnx"]:  # dy2static onnx MODEL_DIR -o model.onnx (translator/onnx.py)
+        from .onnx import main as onnx_main
+
+        return onnx_main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         text = run(args)

@@ -1,0 +1,47 @@
+"""Which Program ops export to ONNX, and how: one small mapper function per op type.
+
+A mapper is ``fn(g, v) -> {output slot: ONNX name or list of names}``: ``g`` is the
+:class:`~core.onnx.graph.Graph` it appends nodes to, ``v`` the op's
+:class:`~core.onnx.graph.OpView`. Register it with ``@mapper("op_type", ...)`` in the family
+module beside its siblings (``core/onnx/ops_*.py``).
+
+Every registered op is either mapped or listed in :data:`NOT_EXPORTABLE` with the reason;
+``tests/core/test_onnx_ops.py`` fails for an op in neither, and for a mapped op without an
+onnxruntime check. A new op that can appear in an inference program gets a mapper and a
+test case; one that cannot (a gradient, optimizer or training-only op) gets a line here.
+"""
+__all__ = ["ExportError", "MAPPERS", "NOT_EXPORTABLE", "mapper"]
+
+MAPPERS = {}
+
+#: op type -> why it has no ONNX mapping (the export error repeats the reason)
+NOT_EXPORTABLE = {
+    "adam": "optimizer update (training only)",
+    "momentum": "optimizer update (training only)",
+    "sgd": "optimizer update (training only)",
+    "grad_sum": "sums gradient contributions (backward programs only)",
+    "conv2d_fusion": "fused op of eager layers only; static programs hold conv2d + bias + act",
+    "gaussian_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
+    "uniform_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
+    "truncated_gaussian_random": "random sampling (parameter initialisation, startup programs)",
+    "assert": "a run-time check that raises; ONNX graphs cannot raise",
+}
+
+
+def mapper(*op_types):
+    """Decorator registering ``fn`` as the ONNX mapper of ``op_types``."""
+    def register(fn):
+        for t in op_types:
+            if t in MAPPERS:
+                raise ValueError(f"op '{t}' has two ONNX mappers")
+            if t in NOT_EXPORTABLE:
+                raise ValueError(f"op '{t}' is mapped and listed in NOT_EXPORTABLE")
+            MAPPERS[t] = fn
+        return fn
+
+    return register
+
+
+class ExportError(ValueError):
+    """A Program that cannot be written as ONNX: the message names the op and, when the op
+    records one, the user's source line."""
