@@ -25,6 +25,12 @@ NOT_EXPORTABLE = {
     "uniform_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
     "truncated_gaussian_random": "random sampling (parameter initialisation, startup programs)",
     "assert": "a run-time check that raises; ONNX graphs cannot raise",
+    "c_allreduce_sum": "collective across processes (data-parallel training programs only)",
+    "c_allreduce_max": "collective across processes (data-parallel training programs only)",
+    "c_allreduce_min": "collective across processes (data-parallel training programs only)",
+    "c_allreduce_prod": "collective across processes (data-parallel training programs only)",
+    "c_broadcast": "collective across processes (data-parallel training programs only)",
+    "c_allgather": "collective across processes (data-parallel training programs only)",
 }
 
 
