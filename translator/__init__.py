@@ -4,6 +4,7 @@
 ``translator`` depends on ``core``; ``core`` never imports ``translator``.
 """
 from .convert import not_to_static
+from .flow_report import report
 from .input_spec import InputSpec
 from .program_translator import (
                                  ConcreteProgram,
@@ -15,4 +16,4 @@ from .program_translator import (
 from .traced_layer import TracedLayer
 
 __all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",
-           "InputSpec", "TracedLayer", "not_to_static"]
+           "InputSpec", "TracedLayer", "not_to_static", "report"]
