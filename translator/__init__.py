@@ -3,6 +3,7 @@
 
 ``translator`` depends on ``core``; ``core`` never imports ``translator``.
 """
+from .consistency_check import check
 from .convert import not_to_static
 from .flow_report import report
 from .input_spec import InputSpec
@@ -16,4 +17,4 @@ from .program_translator import (
 from .traced_layer import TracedLayer
 
 __all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",
-           "InputSpec", "TracedLayer", "not_to_static", "report"]
+           "InputSpec", "TracedLayer", "not_to_static", "report", "check"]
