@@ -6,6 +6,7 @@
 from .consistency_check import check
 from .convert import not_to_static
 from .flow_report import report
+from .linter import lint
 from .input_spec import InputSpec
 from .program_translator import (
                                  ConcreteProgram,
@@ -17,4 +18,4 @@ from .program_translator import (
 from .traced_layer import TracedLayer
 
 __all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",
-           "InputSpec", "TracedLayer", "not_to_static", "report", "check"]
+           "InputSpec", "TracedLayer", "not_to_static", "report", "check", "lint"]
