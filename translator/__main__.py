@@ -12,13 +12,15 @@ Without options it prints the converted source of every function in FILE decorat
 original file and line.
 
 * ``--diff``: the original and the converted source as a unified diff.
-* ``--passes``: the code after each source transformer in turn.
+* ``--passes``: the original source, then each source transformer that changed the code as a
+  diff of the code before it (transformers that changed nothing are named in one line).
 * ``--program``: the static Program the function translates to. Tensor arguments are given
   with ``--input-spec NAME:DTYPE[DIMS]`` (repeatable; ``-1`` or ``None`` for an unknown
   dimension, e.g. ``--input-spec "x:float32[-1,784]"``; ``NAME:`` may be left out to take the
   arguments in order); other arguments with ``--arg NAME=LITERAL`` (a Python literal, e.g.
   ``--arg label=None``). Without ``--input-spec`` the decorator's ``input_spec`` is used.
-  A method's class is instantiated with no arguments to have an instance to run it on.
+  A method's class is instantiated to have an instance to run it on: with no arguments, or
+  with ``--init-args "784, 10, act='relu'"`` (Python literals, as in a call).
 * ``-o FILE``: write the output to FILE (atomically: a temporary file renamed into place).
 
 Loading FILE: the file is first parsed, not run, to find the decorated functions (and to
@@ -28,6 +30,13 @@ definitions and simple constant assignments at the top level, under a private mo
 so top-level code such as a training loop or ``if __name__ == "__main__":`` does not run.
 Functions that need other top-level state can be loaded with ``--import``, which imports the
 whole file as a module (its ``__main__`` block still does not run).
+
+Tools (``translator.cli_tools``; ``dy2static COMMAND --help`` for each)::
+
+    dy2static report FILE.py[:QUALNAME] [--input-spec ...]   what each if/while/for became
+    dy2static check  FILE.py[:QUALNAME] [--input-spec ...]   eager vs converted, first diff
+    dy2static graph  FILE.py[:QUALNAME] [--format dot|html] [-o FILE]
+    dy2static lint   PATH...                                  static check, exit 1 on errors
 
 Exit status: 0 on success, 2 for a usage error (missing file, unknown name, syntax error in
 FILE, malformed option), 1 when conversion or translation of a function fails.
@@ -42,7 +51,7 @@ import sys
 import tempfile
 import textwrap
 
-__all__ = ["main", "find_decorated", "parse_input_spec"]
+__all__ = ["main", "find_decorated", "parse_init_args", "parse_input_spec", "prepare_call"]
 
 _DECORATORS = ("declarative", "to_static")
 
@@ -175,7 +184,23 @@ def _dygraph_function(obj):
     return obj
 
 
-def _program_text(module, qualname, obj, args):
+def parse_init_args(text):
+    """``"784, 10, act='relu'"`` -> ``([784, 10], {'act': 'relu'})`` (Python literals only)."""
+    if not text:
+        return [], {}
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        return ([ast.literal_eval(a) for a in call.args],
+                {k.arg: ast.literal_eval(k.value) for k in call.keywords})
+    except (SyntaxError, ValueError, TypeError):
+        raise UsageError(f"--init-args {text!r}: expected Python literals as in a call, "
+                         "e.g. \"784, 10, act='relu'\"") from None
+
+
+def prepare_call(module, qualname, obj, args, what="--program"):
+    """``(static function, call arguments)`` for translating ``qualname`` with the options
+    ``--input-spec`` / ``--arg`` / ``--init-args`` (a method's class is constructed with
+    ``--init-args``, none by default)."""
     from .program_translator import StaticFunction, declarative
 
     specs = [parse_input_spec(s) for s in args.input_spec or ()]
@@ -184,11 +209,13 @@ def _program_text(module, qualname, obj, args):
     static = obj if isinstance(obj, StaticFunction) else declarative(func)
     if "." in qualname:
         cls = _resolve(module, qualname.rsplit(".", 1)[0])
+        init_args, init_kwargs = parse_init_args(getattr(args, "init_args", None))
         try:
-            instance = cls()
+            instance = cls(*init_args, **init_kwargs)
         except Exception as e:
             raise RuntimeError(f"cannot construct {cls.__name__}() to translate its method "
-                               f"{qualname}: {type(e).__name__}: {e}") from e
+                               f"{qualname}: {type(e).__name__}: {e} (give the constructor's "
+                               "arguments with --init-args)") from e
         static = static.__get__(instance, cls)
     params = [p for p in inspect.signature(func).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -214,17 +241,43 @@ def _program_text(module, qualname, obj, args):
             elif p.default is not p.empty:
                 call_args.append(p.default)
             else:
-                raise UsageError(f"--program: no --input-spec or --arg for argument "
+                raise UsageError(f"{what}: no --input-spec or --arg for argument "
                                  f"'{p.name}' of {qualname}")
     elif not call_args:
-        raise UsageError(f"--program: {qualname} declares no input_spec; give its tensor "
+        raise UsageError(f"{what}: {qualname} declares no input_spec; give its tensor "
                          "arguments with --input-spec NAME:DTYPE[DIMS]")
     else:
         call_args += [values.get(p.name, p.default) for p in params[len(call_args):]]
+    return static, call_args
+
+
+def _program_text(module, qualname, obj, args):
+    static, call_args = prepare_call(module, qualname, obj, args)
     concrete = static.get_concrete_program(*call_args)
     ins = ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in concrete.inputs)
     outs = ", ".join(v.name for v in concrete.output_vars)
     return f"# inputs: {ins}\n# outputs: {outs}\n{concrete.main_program}\n"
+
+
+def _passes_text(func, path, qualname):
+    """The original source, then each pass that changed the code as a diff of the code before
+    it; passes that changed nothing are listed in one line."""
+    from . import convert
+
+    stages = convert.get_passes(func)
+    (first_name, previous), parts, unchanged = stages[0], [], []
+    parts.append(f"# --- {first_name} ---\n{previous.rstrip()}\n")
+    for name, code in stages[1:]:
+        if code == previous:
+            unchanged.append(name)
+            continue
+        diff = difflib.unified_diff(previous.splitlines(True), code.splitlines(True),
+                                    f"{qualname} (before {name})", f"{qualname} (after {name})")
+        parts.append(f"# --- after {name} ---\n" + "".join(diff).rstrip() + "\n")
+        previous = code
+    if unchanged:
+        parts.append(f"# unchanged by: {', '.join(unchanged)}\n")
+    return "\n".join(parts)
 
 
 def _render(path, qualname, lineno, obj, module, args):
@@ -235,11 +288,8 @@ def _render(path, qualname, lineno, obj, module, args):
     if args.program:
         return header + _program_text(module, qualname, obj, args)
     if args.passes:
-        parts = [header]
-        for name, code in convert.get_passes(func):
-            parts.append(f"# --- after {name} ---\n{code.rstrip()}\n")
-        return "\n".join(parts)
-    converted = convert.get_code(func)
+        return header + _passes_text(func, path, qualname)
+    converted = convert.get_code(func, with_origin=True)
     if args.diff:
         original = textwrap.dedent(inspect.getsource(func))
         diff = difflib.unified_diff(original.splitlines(True), converted.splitlines(True),
@@ -276,10 +326,17 @@ def _parser():
                    help="a tensor argument for --program (repeatable)")
     p.add_argument("--arg", action="append", metavar="NAME=LITERAL",
                    help="a Python-value argument for --program (repeatable)")
+    p.add_argument("--init-args", metavar="ARGS",
+                   help="constructor arguments of a method's class, as in a call: "
+                   "\"784, 10, act='relu'\"")
     p.add_argument("--import", dest="whole", action="store_true",
                    help="import the whole file instead of its definitions only")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE")
     return p
+
+
+def _tool_commands():
+    return ("report", "check", "graph", "lint")
 
 
 def _split_target(target):
@@ -334,6 +391,11 @@ def run(args):
 def main(argv=None):
     """Entry point of ``python -m translator`` and the ``dy2static`` script; returns the exit
     status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in _tool_commands():
+        from . import cli_tools
+
+        return cli_tools.main(argv)
     args = _parser().parse_args(argv)
     try:
         text = run(args)
