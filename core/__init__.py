@@ -12,14 +12,18 @@ from .tensor import Parameter, Tensor, to_tensor, to_variable
 from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
 from . import static, serialization, io, reader, dataset, dygraph, imperative
 from .io import load, save
+from . import metric, tensor_functions
+from .nn import Layer, Linear
 
 __all__ = ["CPUPlace", "CUDAPlace", "Parameter", "Tensor", "backend", "clip", "dataset",
            "disable_imperative", "disable_static", "dtypes", "dygraph", "enable_imperative",
            "enable_static", "imperative", "in_dynamic_mode", "initializer", "io",
            "is_compiled_with_cuda", "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer",
            "param_attr", "random", "reader", "regularizer", "seed", "serialization", "static",
-           "to_tensor", "to_variable", "unique_name", "save", "load"]
-# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch.
-__all__ += reexport(globals(), [static, param_attr, reader])
+           "to_tensor", "to_variable", "unique_name", "save", "load", "metric", "Layer",
+           "Linear"]
+# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, and the 2.0
+# tensor functions (matmul, mean, reshape, concat, ...).
+__all__ += reexport(globals(), [static, param_attr, reader, tensor_functions])
 
 host_memory.tune()  # glibc: keep freed heap memory for the next step (see core/host_memory.py)

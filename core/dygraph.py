@@ -3,6 +3,9 @@
 ``guard`` runs its block in eager mode; ``save_dygraph`` / ``load_dygraph`` are
 :func:`core.io.save` / :func:`core.io.load`.
 """
+import sys
+
+from . import dygraph_base as base
 from .autograd import no_grad
 from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
 from .nn import (
@@ -19,6 +22,9 @@ from .nn import (
     Sequential,
 )
 from .tensor import to_variable
+
+# ``import core.dygraph.base`` / ``from core.dygraph.base import to_variable`` (fluid's spelling)
+sys.modules[__name__ + ".base"] = base
 
 __all__ = [
     "BackwardStrategy",

@@ -21,9 +21,15 @@ import sys
 
 import numpy as np
 
-from . import __main__ as cli
+from core.static import program_to_dot, program_to_html
 
-__all__ = ["main"]
+from . import cli_loading as cli
+from .consistency_check import check
+from .flow_report import report
+from .input_spec import InputSpec
+from .linter import lint_paths
+
+__all__ = ["COMMANDS", "main"]
 
 
 def _common(p, with_specs=True):
@@ -66,7 +72,7 @@ def _parser():
 
 def _functions(args):
     """``[(qualname, lineno, obj, module)]`` named by ``args.target``."""
-    path, qualname = cli._split_target(args.target)
+    path, qualname = cli.split_target(args.target)
     try:
         with open(path, "rb") as f:
             source = f.read()
@@ -87,16 +93,14 @@ def _functions(args):
             raise cli.UsageError(f"{path}: no function decorated with @declarative / "
                                  "@to_static (name one as FILE.py:QUALNAME)")
     try:
-        module = cli._load(path, tree, args.whole)
+        module = cli.load_file(path, tree, args.whole)
     except (Exception, SystemExit) as e:
         raise RuntimeError(f"{path}: loading the file failed: {type(e).__name__}: {e}") from e
-    return [(name, lineno, cli._resolve(module, name), module) for name, lineno, _ in chosen]
+    return [(name, lineno, cli.resolve(module, name), module) for name, lineno, _ in chosen]
 
 
 def _random_inputs(call_args, batch_size, seed):
     """Arrays for the InputSpecs among ``call_args`` (other values unchanged)."""
-    from .input_spec import InputSpec
-
     rng = np.random.default_rng(seed)
     out = []
     for value in call_args:
@@ -113,8 +117,6 @@ def _random_inputs(call_args, batch_size, seed):
 
 
 def _run_report(args):
-    from .flow_report import report
-
     texts, status = [], 0
     for name, _, obj, module in _functions(args):
         static, call_args = cli.prepare_call(module, name, obj, args, "report")
@@ -125,8 +127,6 @@ def _run_report(args):
 
 
 def _run_check(args):
-    from .consistency_check import check
-
     texts, status = [], 0
     for name, _, obj, module in _functions(args):
         static, call_args = cli.prepare_call(module, name, obj, args, "check")
@@ -138,8 +138,6 @@ def _run_check(args):
 
 
 def _run_graph(args):
-    from core.static import program_to_dot, program_to_html
-
     texts = []
     chosen = _functions(args)
     if args.format == "html" and len(chosen) > 1:
@@ -156,8 +154,6 @@ def _run_graph(args):
 
 
 def _run_lint(args):
-    from .linter import lint_paths
-
     try:
         findings = lint_paths(args.paths)
     except FileNotFoundError as e:
@@ -168,15 +164,15 @@ def _run_lint(args):
     return "\n".join(lines) + "\n", 1 if errors else 0
 
 
-_COMMANDS = {"report": _run_report, "check": _run_check, "graph": _run_graph,
-             "lint": _run_lint}
+_RUN = {"report": _run_report, "check": _run_check, "graph": _run_graph, "lint": _run_lint}
+COMMANDS = tuple(_RUN)
 
 
 def main(argv):
     """``dy2static COMMAND ...``; returns the exit status (2 for a usage error)."""
     args = _parser().parse_args(argv)
     try:
-        text, status = _COMMANDS[args.command](args)
+        text, status = _RUN[args.command](args)
     except cli.UsageError as e:
         print(f"dy2static {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -184,7 +180,7 @@ def main(argv):
         print(f"dy2static {args.command}: error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     if args.output:
-        cli._write_atomic(args.output, text)
+        cli.write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     return status

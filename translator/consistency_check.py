@@ -32,7 +32,8 @@ from core import dispatch as _dispatch
 from core import static as _static
 from core.tensor import Tensor
 
-from .input_spec import flatten, signature_of
+from .input_spec import flatten, pack, signature_of
+from .program_translator import StaticFunction
 
 __all__ = ["CheckResult", "Difference", "check"]
 
@@ -154,8 +155,6 @@ def _same(a, b):
 def _copies(values, grads):
     """Fresh eager tensors for the tensor leaves of ``values`` (floating ones need a gradient
     with ``grads``), in the same structure."""
-    from .input_spec import pack
-
     leaves = []
     for v in flatten(values):
         if isinstance(v, (Tensor, np.ndarray)):
@@ -322,8 +321,6 @@ def check(func, *example_args, rtol=1e-5, atol=1e-6, grads=True, **example_kwarg
     gradients of the floating inputs and of the parameters the Program reads. Returns a
     :class:`CheckResult` (true when everything agrees within ``rtol`` / ``atol``); where
     values differ it names the first op that differs and the user's line that built it."""
-    from .program_translator import StaticFunction
-
     static = func if isinstance(func, StaticFunction) else StaticFunction(func)
     fresh = StaticFunction(static.dygraph_function, static.input_spec, static.instance)
     binder = fresh.binder

@@ -22,6 +22,7 @@ import os
 from . import convert_ops, origin_info
 from .convert_iter import is_static_iterable
 from .convert_state import is_static
+from .program_translator import StaticFunction
 
 __all__ = ["Event", "Recorder", "Report", "recording", "report"]
 
@@ -307,8 +308,6 @@ def report(func, *example_args, **example_kwargs):
     The function's program cache is not touched (a separate translation is made). A
     translation error is kept in ``Report.error`` and shown after the annotated source.
     """
-    from .program_translator import StaticFunction
-
     static = func if isinstance(func, StaticFunction) else StaticFunction(func)
     fresh = StaticFunction(static.dygraph_function, static.input_spec, static.instance)
     program, error = None, None

@@ -15,6 +15,7 @@ from .data import data
 from .executor import Executor
 from .graph import program_to_dot
 from .graph_html import program_to_html
+from .input_spec import InputSpec
 from .program import (
                       Block,
                       Operator,
@@ -32,6 +33,7 @@ __all__ = [
                       "Block",
                       "CompiledProgram",
                       "Executor",
+                      "InputSpec",
                       "LoDTensor",
                       "Operator",
                       "Program",
