@@ -251,13 +251,24 @@ class _Checker:
         return self.findings
 
     def _local_lists(self):
+        """Local lists appended to in a loop over a Tensor or with a Tensor condition: the
+        translator turns those into tensor arrays."""
         lists = set()
         for node in _own_nodes(self.fn):
             if isinstance(node, ast.Assign) and (
                     isinstance(node.value, ast.List) or
                     (isinstance(node.value, ast.Call) and _dotted(node.value.func) == ("list",))):
                 lists.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        return lists
+        converted = set()
+        for node in _own_nodes(self.fn):
+            if isinstance(node, (ast.For, ast.While)) and self._is_tensor_expr(
+                    node.iter if isinstance(node, ast.For) else node.test):
+                for n in ast.walk(node):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                            n.func.attr == "append" and isinstance(n.func.value, ast.Name) and \
+                            n.func.value.id in lists:
+                        converted.add(n.func.value.id)
+        return converted
 
     def _call(self, node):
         name = _dotted(node.func)

@@ -3,7 +3,7 @@
 The page needs nothing from the network: the drawing is inline SVG laid out here, and the
 script (a few dozen lines, inline) pans on drag, zooms on the wheel around the pointer, fits
 the drawing on "Fit", and shows an op's inputs, outputs, attributes and the user's source line
-when the op is clicked.
+when the op is clicked (or named in the address: ``page.html#op=b0_op3``).
 
 Layout (:func:`layout`): each block is laid out on its own as layers, top to bottom. An item
 (a source variable, an op, or the box of a sub-block) sits one layer below the lowest item
@@ -212,7 +212,7 @@ _SCRIPT = """
   }
   function fit() {
     var r = canvas.getBoundingClientRect();
-    var s = Math.max(W / Math.max(r.width, 1), H / Math.max(r.height, 1));
+    var s = 1.06 * Math.max(W / Math.max(r.width, 1), H / Math.max(r.height, 1));  // a margin
     view = {w: r.width * s, h: r.height * s, x: 0, y: 0};
     view.x = (W - view.w) / 2; view.y = (H - view.h) / 2; apply();
   }
@@ -254,7 +254,12 @@ _SCRIPT = """
     function add(tag, text) { var n = document.createElement(tag); n.textContent = text;
                               side.appendChild(n); }
     add('h3', op.type);
-    if (op.origin) { add('div', op.origin[0] + ':' + op.origin[1]); add('pre', op.origin[2]); }
+    if (op.origin) {
+      var link = document.createElement('a');
+      link.href = 'file://' + op.origin[0] + '#L' + op.origin[1];
+      link.textContent = op.origin[0] + ':' + op.origin[1];
+      side.appendChild(link); add('pre', op.origin[2]);
+    }
     add('h4', 'inputs'); add('pre', JSON.stringify(op.inputs, null, 1));
     add('h4', 'outputs'); add('pre', JSON.stringify(op.outputs, null, 1));
     add('h4', 'attributes'); add('pre', JSON.stringify(op.attrs, null, 1));
@@ -268,6 +273,11 @@ _SCRIPT = """
   });
   window.addEventListener('resize', fit);
   fit();
+  var wanted = /^#op=(.+)$/.exec(window.location.hash);  // a link to one op: page.html#op=ID
+  if (wanted && data.ops[wanted[1]]) {
+    document.querySelector('.op[data-id="' + wanted[1] + '"]').classList.add('selected');
+    show(wanted[1]);
+  }
   document.body.setAttribute('data-ready', '1');
 })();
 """

@@ -180,3 +180,10 @@ def test_html_renders_in_headless_chromium(tmp_path):
                          capture_output=True, timeout=120, text=True, check=False,
                          env={**os.environ, "HOME": str(tmp_path)}).stdout
     assert 'data-ready="1"' in dom
+    # an op named in the address is selected and its details shown, as a click does
+    cond_id = next(op["id"] for op in graph_of(main).ops if op["type"] == "cond")
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--window-size=480,360", "--dump-dom", page.as_uri() + f"#op={cond_id}"],
+                         capture_output=True, timeout=120, text=True, check=False,
+                         env={**os.environ, "HOME": str(tmp_path)}).stdout
+    assert "<h3>cond</h3>" in dom and "true_block" in dom

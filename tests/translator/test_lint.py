@@ -70,6 +70,20 @@ def test_syntax_error_and_missing_path():
         lint("nope/does_not_exist.py")
 
 
+def test_python_loops_keep_python_lists():
+    src = (
+        "from translator import declarative\n"
+        "@declarative\n"
+        "def f(x):\n"
+        "    out = []\n"
+        "    for i in range(3):\n"
+        "        out.append(x * i)\n"
+        "    del out[0]\n"
+        "    out[0:1] = [x]\n"
+        "    return out\n")
+    assert lint_source(src, "m.py") == []
+
+
 def test_python_conditions_do_not_flag_mutation():
     src = (
         "from translator import declarative\n"

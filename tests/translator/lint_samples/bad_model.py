@@ -46,8 +46,8 @@ def numpy_and_data(x):
 @declarative
 def lists(x):
     out = []
-    for i in range(3):
-        out.append(x * i)
+    for row in x:
+        out.append(row * 2)
     del out[0]
     out[0:1] = [x]
     return out
