@@ -237,13 +237,14 @@ class Report:
         return self.text
 
     def summary(self):
-        """``[(filename, line, kind, summary)]`` per construct that ran, in source order."""
+        """``[(filename, line, kind, summary)]`` per construct that ran, in source order (on one
+        line, in the order they first ran)."""
         grouped = {}
         for e in self.events:
             if e.filename is not None:
                 grouped.setdefault((e.filename, e.line, e.kind), []).append(e)
         out = []
-        for (filename, line, kind), events in sorted(grouped.items()):
+        for (filename, line, kind), events in sorted(grouped.items(), key=lambda i: i[0][:2]):
             out.append((filename, line, kind, _merge(events)))
         return out
 
@@ -258,10 +259,16 @@ class Report:
             found = _innermost(_functions_of(filename), line)
             if found is not None:
                 functions[(filename, found[0])] = found[1:]
-        parts = []
+        parts, shown = [], set()
         for (filename, start), (end, node) in sorted(
                 functions.items(), key=lambda item: (item[0] != entry, item[0])):
             parts.append(self._render_function(filename, start, end, node, by_line))
+            shown.update((filename, k) for k in range(start, end + 1))
+        rest = [f"# {filename}:{line}: {kind}: {text}"  # code whose source is not available
+                for (filename, line), notes in sorted(by_line.items())
+                if (filename, line) not in shown for kind, text in notes]
+        if rest:
+            parts.append("\n".join(rest))
         if self.error is not None:
             parts.append(f"# translation stopped: {type(self.error).__name__}: {self.error}")
         if not parts:

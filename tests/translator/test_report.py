@@ -132,3 +132,37 @@ def test_report_keeps_helpers_and_cache_untouched_and_shows_errors():
     assert _note_after(str(rep), "if x.mean() > 0:")[0].startswith("if: became a cond op")
     assert {n: getattr(convert_ops, n) for n in helpers} == helpers
     assert bad.program_cache == {}
+
+
+def test_python_or_and_code_without_source():
+    def pick(x, a=0, b=2):
+        if a or b:
+            x = x + 1
+        return x
+
+    note = _note_after(str(report(pick, t((2,)))), "if a or b:")
+    assert note == ["or: stayed Python, short-circuit (left operand is a Python int (0))",
+                    "if: stayed Python (condition is a Python int (2))"]
+    namespace = {"core": core}
+    exec(compile("def gen(x):\n    while x.sum() < 4:\n        x = x * 2\n    return x\n",
+                 "<generated>", "exec"), namespace)
+    rep = report(namespace["gen"], t((2,)))
+    # the converter needs the source: the error is reported, nothing is invented
+    assert rep.error is not None and "translation stopped" in str(rep)
+
+
+def test_constructs_of_a_file_that_does_not_parse_are_listed_by_line():
+    import linecache
+
+    text = "def gen(x):\n    while x.sum() < 4:\n        x = x * 2\n    return x\n"
+    name = "<report-test-broken>"
+    namespace = {"core": core}
+    exec(compile(text, name, "exec"), namespace)
+    lines = (text + "def broken(:\n").splitlines(True)  # the rest of the file is broken
+    linecache.cache[name] = (len("".join(lines)), None, lines, name)
+    try:
+        rep = report(namespace["gen"], t((2,)))
+    finally:
+        del linecache.cache[name]
+    assert rep.error is None
+    assert f"# {name}:2: while: became a while op" in str(rep)
