@@ -7,7 +7,7 @@ NAME:DTYPE[DIMS]``, ``--arg NAME=LITERAL``, ``--init-args`` and ``--import`` opt
 * ``report``: the source of each function with its ``if`` / ``while`` / ``for`` / ``and`` /
   ``or`` annotated (:func:`translator.report`); exit status 1 when translation fails.
 * ``check``: runs eager and converted on random inputs of the given specs (unknown dims take
-  ``--batch-size``; ``--seed``) and compares outputs and gradients (:func:`translator.check`);
+  ``--batch-size``; integers in ``[0, --int-high)``; ``--seed``) and compares outputs and gradients (:func:`translator.check`);
   exit status 1 when they differ.
 * ``graph``: the translated Program as Graphviz DOT (``--format dot``, the default) or one
   self-contained HTML page (``--format html``), to stdout or ``-o FILE``.
@@ -61,6 +61,9 @@ def _parser():
     c.add_argument("--batch-size", type=int, default=2,
                    help="size of unknown dimensions of the random inputs (default 2)")
     c.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    c.add_argument("--int-high", type=int, default=2,
+                   help="integer inputs are drawn from [0, INT_HIGH) (default 2; raise it "
+                   "within the valid range of ids or labels)")
     g = sub.add_parser("graph", help="the translated Program as DOT or HTML")
     _common(g)
     g.add_argument("--format", choices=("dot", "html"), default="dot")
@@ -99,7 +102,7 @@ def _functions(args):
     return [(name, lineno, cli.resolve(module, name), module) for name, lineno, _ in chosen]
 
 
-def _random_inputs(call_args, batch_size, seed):
+def _random_inputs(call_args, batch_size, seed, int_high):
     """Arrays for the InputSpecs among ``call_args`` (other values unchanged)."""
     rng = np.random.default_rng(seed)
     out = []
@@ -111,7 +114,7 @@ def _random_inputs(call_args, batch_size, seed):
             elif value.dtype.kind == "b":
                 value = rng.integers(0, 2, shape).astype(bool)
             else:
-                value = rng.integers(0, 10, shape).astype(value.dtype)
+                value = rng.integers(0, int_high, shape).astype(value.dtype)
         out.append(value)
     return out
 
@@ -130,7 +133,7 @@ def _run_check(args):
     texts, status = [], 0
     for name, _, obj, module in _functions(args):
         static, call_args = cli.prepare_call(module, name, obj, args, "check")
-        values = _random_inputs(call_args, args.batch_size, args.seed)
+        values = _random_inputs(call_args, args.batch_size, args.seed, args.int_high)
         result = check(static, *values, rtol=args.rtol, atol=args.atol, grads=args.grads)
         status = status if result.ok else 1
         texts.append(str(result) + "\n")

@@ -100,7 +100,7 @@ class CheckResult:
 
     def __str__(self):
         if self.ok:
-            return f"{self.name}: eager and converted agree ({self.compared} values compared)"
+            return f"{self.name}: eager and converted agree ({self.compared} value(s) compared)"
         lines = [f"{self.name}: eager and converted differ in {len(self.differences)} of "
                  f"{self.compared} values"]
         lines += [f"  {d}" for d in self.differences]

@@ -146,7 +146,7 @@ class Recorder:
 
                 def extra_test(*a, **k):
                     value = test(*a, **k)
-                    if is_static(value):
+                    if is_static(value) and not event.static:
                         event.static = True
                         event.reason += ", with a break/return under a Tensor condition"
                     elif value and not event.static:

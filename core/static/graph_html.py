@@ -7,7 +7,8 @@ when the op is clicked (or named in the address: ``page.html#op=b0_op3``).
 
 Layout (:func:`layout`): each block is laid out on its own as layers, top to bottom. An item
 (a source variable, an op, or the box of a sub-block) sits one layer below the lowest item
-whose output it reads; a sub-block's box sits below the op that owns it. A sub-block is laid
+whose output it reads; a sub-block's box sits below the op that owns it; a source variable
+sits just above its first reader. A sub-block is laid
 out first, recursively, so its box has a size its parent can place. Items of a layer are
 centred side by side in program order. Edges are drawn between the absolute positions of their
 ends, whichever boxes those are in.
@@ -86,6 +87,11 @@ def _layout_block(g, idx, by_id, sources_of):
             for inner_box in _walk(inner):  # ops inside count as the box for their readers
                 if inner_box.kind == "op":
                     box_of.setdefault(inner_box.ref, cb)
+    for b in boxes:  # a source sits just above its first reader, not all at the top
+        if b.kind == "source":
+            below = [box_of[dst].layer for src, dst, _ in g.edges
+                     if src == b.ref and dst in box_of]
+            b.layer = max(min(below, default=1) - 1, 0)
     layers = {}
     for b in boxes:
         layers.setdefault(b.layer, []).append(b)
