@@ -7,8 +7,8 @@ NAME:DTYPE[DIMS]``, ``--arg NAME=LITERAL``, ``--init-args`` and ``--import`` opt
 * ``report``: the source of each function with its ``if`` / ``while`` / ``for`` / ``and`` /
   ``or`` annotated (:func:`translator.report`); exit status 1 when translation fails.
 * ``check``: runs eager and converted on random inputs of the given specs (unknown dims take
-  ``--batch-size``; integers in ``[0, --int-high)``; ``--seed``) and compares outputs and gradients (:func:`translator.check`);
-  exit status 1 when they differ.
+  ``--batch-size``; integers in ``[0, --int-high)``; ``--seed``) and compares outputs and
+  gradients (:func:`translator.check`); exit status 1 when they differ.
 * ``graph``: the translated Program as Graphviz DOT (``--format dot``, the default) or one
   self-contained HTML page (``--format html``), to stdout or ``-o FILE``.
 
