@@ -36,6 +36,10 @@ SOURCE = textwrap.dedent('''\
         return x + COUNTER[0]
 
 
+    def pick(x, idx):
+        return core.layers.gather(x, idx) * 2.0
+
+
     def loops(x, n=3):
         for _ in range(n):
             x = x * 2.0
@@ -94,6 +98,14 @@ def test_check_command_finds_frozen_value(model_file, capsys):
                          "x:float32[-1,3]", "--batch-size", "5")
     assert code == 0, err
     assert "agree" in out
+
+
+def test_check_command_integer_inputs(model_file, capsys):
+    spec = ("--input-spec", "x:float32[4,3]", "--input-spec", "idx:int64[5]")
+    code, out, err = run(capsys, "check", f"{model_file}:pick", *spec)
+    assert code == 0 and "agree" in out, err
+    code, out, err = run(capsys, "check", f"{model_file}:pick", *spec, "--int-high", "50")
+    assert code == 1 and "gather" in err  # ids past the 4 rows: the op's own error
 
 
 def test_graph_command_dot_and_html(model_file, tmp_path, capsys):
