@@ -312,11 +312,14 @@ def report(func, *example_args, **example_kwargs):
     source of the functions it called, each ``if`` / ``while`` / ``for`` / ``and`` / ``or``
     annotated with whether it became a ``cond`` / ``while`` op or stayed Python, and why.
 
-    The function's program cache is not touched (a separate translation is made). A
-    translation error is kept in ``Report.error`` and shown after the annotated source.
+    The function's program cache is not touched (a separate translation is made). Arguments
+    that do not fit the function raise ``TypeError``; an error while translating is kept in
+    ``Report.error`` and shown after the annotated source.
     """
     static = func if isinstance(func, StaticFunction) else StaticFunction(func)
     fresh = StaticFunction(static.dygraph_function, static.input_spec, static.instance)
+    if example_args or example_kwargs or fresh.input_spec is None:
+        fresh.binder.bind(example_args, example_kwargs)  # wrong arguments: a TypeError now
     program, error = None, None
     with recording() as recorder:
         try:

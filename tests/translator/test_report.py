@@ -1,5 +1,6 @@
 """translator.report: each if / while / for / and / or annotated with what it became."""
 import numpy as np
+import pytest
 
 import core
 from translator import InputSpec, declarative, report
@@ -132,6 +133,13 @@ def test_report_keeps_helpers_and_cache_untouched_and_shows_errors():
     assert _note_after(str(rep), "if x.mean() > 0:")[0].startswith("if: became a cond op")
     assert {n: getattr(convert_ops, n) for n in helpers} == helpers
     assert bad.program_cache == {}
+
+
+def test_wrong_arguments_raise():
+    with pytest.raises(TypeError, match="mixed"):
+        report(mixed)
+    with pytest.raises(TypeError, match="mixed"):
+        report(mixed, t((2,)), 1, 2)
 
 
 def test_python_or_and_code_without_source():
