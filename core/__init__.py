@@ -15,6 +15,8 @@ from . import static, serialization, io, reader, dataset, distributed, dygraph, 
 from . import contrib, core
 from .distributed import DataParallel
 from .io import load, save
+from . import metric, tensor_functions
+from .nn import Layer, Linear
 
 __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter", "Tensor",
            "backend", "clip", "contrib", "core", "dataset", "distributed", "disable_imperative",
@@ -22,8 +24,9 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter",
            "imperative", "in_dynamic_mode", "initializer", "io", "is_compiled_with_cuda",
            "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer", "param_attr", "random",
            "reader", "regularizer", "seed", "serialization", "static", "to_tensor",
-           "to_variable", "unique_name", "save", "load"]
-# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch.
-__all__ += reexport(globals(), [static, param_attr, reader])
+           "to_variable", "unique_name", "save", "load", "metric", "Layer", "Linear"]
+# Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, and the 2.0
+# tensor functions (matmul, mean, reshape, concat, ...).
+__all__ += reexport(globals(), [static, param_attr, reader, tensor_functions])
 
 host_memory.tune()  # glibc: keep freed heap memory for the next step (see core/host_memory.py)

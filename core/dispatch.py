@@ -9,6 +9,7 @@ else a tuple with one entry per slot (a list for a ``*`` slot).
   needs a gradient (and :class:`~core.autograd.no_grad` is not active) one tape node is
   recorded. An exception from the kernel is re-raised as :class:`~core.errors.OpError`
   naming the op and its inputs.
+  An observer set with :func:`set_eager_observer` is told of each eager op and its outputs.
 * Static mode: :func:`core.static.builder.append_op` infers the outputs' shapes and dtypes,
   creates their Variables and appends the operator to the current block.
 """
@@ -20,7 +21,9 @@ from .backend import CPUPlace, array_module_of, default_place, get_array_module,
 from .errors import OpError, describe_value
 from .ops.registry import KernelContext, get_op, slot_name
 
-__all__ = ["apply", "eager_apply", "kernel_context"]
+__all__ = ["apply", "eager_apply", "kernel_context", "set_eager_observer"]
+
+_observer = [None]  # called as fn(op, attrs, results) after each eager op, when set
 
 _contexts = {}
 _numpy_context = KernelContext(np, CPUPlace())
@@ -164,4 +167,14 @@ def eager_apply(op, inputs, attrs=None, outputs=None):
             results.append([wrap(a, n, (k, j)) for j, a in enumerate(out)])
         else:
             results.append(wrap(out, n, (k, None)))
+    if _observer[0] is not None:
+        _observer[0](op, attrs, results)
     return results[0] if single else tuple(results)
+
+
+def set_eager_observer(fn):
+    """Call ``fn(op, attrs, results)`` after every eager op (``results``: one entry per output
+    slot, a Tensor or a list of Tensors), or stop with None; returns the previous observer.
+    Diagnostic tools use it to see which ops an eager run applied, and where."""
+    old, _observer[0] = _observer[0], fn
+    return old

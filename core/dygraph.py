@@ -4,6 +4,9 @@
 :func:`core.io.save` / :func:`core.io.load`; ``parallel`` (``Env``, ``prepare_context``,
 ``DataParallel``) is :mod:`core.distributed.parallel`.
 """
+import sys
+
+from . import dygraph_base as base
 from .autograd import no_grad
 from .distributed import parallel
 from .distributed.parallel import DataParallel, Env, ParallelStrategy, prepare_context
@@ -22,6 +25,9 @@ from .nn import (
     Sequential,
 )
 from .tensor import to_variable
+
+# ``import core.dygraph.base`` / ``from core.dygraph.base import to_variable`` (fluid's spelling)
+sys.modules[__name__ + ".base"] = base
 
 __all__ = [
     "BackwardStrategy",

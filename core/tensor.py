@@ -13,6 +13,7 @@ from . import dtypes as _dtypes
 from . import mode as _mode
 from .autograd import Node, _grad_state, register_tensor_type, run_backward
 from .backend import as_numpy, default_place, place_of, to_place
+from .dispatch import _observer as _eager_observer
 from .dispatch import apply
 from .ops.registry import get_op
 from .tensor_ops import TensorOps
@@ -225,6 +226,7 @@ def _make_binary(op_type, ufunc, reflected):
     op = get_op(op_type)
     attrs = op.full_attrs(None)
     mode_state, grad_state, ndarray, new = _mode._state, _grad_state, np.ndarray, object.__new__
+    observer = _eager_observer  # NOTE: an observed run takes the generic path, which reports
 
     def method(self, other):
         ot = type(other)
@@ -239,7 +241,7 @@ def _make_binary(op_type, ufunc, reflected):
         else:
             return apply(op_type, [other, self] if reflected else [self, other])
         sd = self._data
-        if type(sd) is not ndarray or not mode_state["dynamic"]:
+        if type(sd) is not ndarray or not mode_state["dynamic"] or observer[0] is not None:
             return apply(op_type, [other, self] if reflected else [self, other])
         try:
             out = ufunc(od, sd) if reflected else ufunc(sd, od)

@@ -14,16 +14,7 @@ import sys
 import numpy as np
 
 import core
-from core.dispatch import apply
 from translator import ProgramTranslator, declarative
-
-
-def stack_steps(steps):
-    """The per-step tensors ``steps`` ([batch] each) as one [batch, steps] tensor: a Python
-    list eagerly, a tensor array inside a translated loop (Paddle's tensor_array_to_tensor)."""
-    if isinstance(steps, list):
-        return core.layers.stack(steps, axis=1)
-    return apply("tensor_array_to_tensor", [steps], {"axis": 1, "use_stack": True})[0]
 
 
 class GreedyDecoder(core.nn.Layer):
@@ -52,7 +43,8 @@ class GreedyDecoder(core.nn.Layer):
             finished = core.layers.logical_or(finished, tokens == self.end_token)
             if core.layers.reduce_min(core.layers.cast(finished, "float32")) > 0:
                 break
-        return stack_steps(outputs)
+        # a Python list eagerly, a tensor array in the translated loop: stack takes either
+        return core.layers.stack(outputs, axis=1)
 
 
 def main():

@@ -1,9 +1,11 @@
-"""The MNIST model of PaddlePaddle's dygraph tutorial, and helpers to train and evaluate it.
+"""A shared module of the examples, not an example to run: the MNIST model of PaddlePaddle's
+dygraph tutorial, and helpers to train and evaluate it.
 
 ``MNIST`` is two conv-pool blocks (1 -> 20 -> 50 channels, 5x5 filters, 2x2 max pooling,
 ReLU) and a softmax ``Linear(800, 10)``, written exactly as the fluid 1.8 code was, with only
 the imports changed. ``train`` runs eager training with Adam; ``evaluate`` measures accuracy.
-The translator's examples and the tests import this module.
+``mnist_dygraph.py``, ``mnist_static.py`` and ``mnist_declarative.py`` (and the tests) import
+it; running it directly does nothing.
 """
 import numpy as np
 

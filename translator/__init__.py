@@ -3,7 +3,10 @@
 
 ``translator`` depends on ``core``; ``core`` never imports ``translator``.
 """
+from .consistency_check import check
 from .convert import not_to_static
+from .flow_report import report
+from .linter import lint
 from .input_spec import InputSpec
 from .program_translator import (
                                  ConcreteProgram,
@@ -15,4 +18,4 @@ from .program_translator import (
 from .traced_layer import TracedLayer
 
 __all__ = ["declarative", "to_static", "ProgramTranslator", "StaticFunction", "ConcreteProgram",
-           "InputSpec", "TracedLayer", "not_to_static"]
+           "InputSpec", "TracedLayer", "not_to_static", "report", "check", "lint"]

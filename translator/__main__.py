@@ -12,13 +12,15 @@ Without options it prints the converted source of every function in FILE decorat
 original file and line.
 
 * ``--diff``: the original and the converted source as a unified diff.
-* ``--passes``: the code after each source transformer in turn.
+* ``--passes``: the original source, then each source transformer that changed the code as a
+  diff of the code before it (transformers that changed nothing are named in one line).
 * ``--program``: the static Program the function translates to. Tensor arguments are given
   with ``--input-spec NAME:DTYPE[DIMS]`` (repeatable; ``-1`` or ``None`` for an unknown
   dimension, e.g. ``--input-spec "x:float32[-1,784]"``; ``NAME:`` may be left out to take the
   arguments in order); other arguments with ``--arg NAME=LITERAL`` (a Python literal, e.g.
   ``--arg label=None``). Without ``--input-spec`` the decorator's ``input_spec`` is used.
-  A method's class is instantiated with no arguments to have an instance to run it on.
+  A method's class is instantiated to have an instance to run it on: with no arguments, or
+  with ``--init-args "784, 10, act='relu'"`` (Python literals, as in a call).
 * ``-o FILE``: write the output to FILE (atomically: a temporary file renamed into place).
 
 Loading FILE: the file is first parsed, not run, to find the decorated functions (and to
@@ -29,8 +31,13 @@ so top-level code such as a training loop or ``if __name__ == "__main__":`` does
 Functions that need other top-level state can be loaded with ``--import``, which imports the
 whole file as a module (its ``__main__`` block still does not run).
 
-``dy2static onnx MODEL_DIR -o model.onnx`` exports a saved inference model to ONNX (see
-:mod:`translator.onnx`).
+Tools (``translator.cli_tools``; ``dy2static COMMAND --help`` for each)::
+
+    dy2static report FILE.py[:QUALNAME] [--input-spec ...]   what each if/while/for became
+    dy2static check  FILE.py[:QUALNAME] [--input-spec ...]   eager vs converted, first diff
+    dy2static graph  FILE.py[:QUALNAME] [--format dot|html] [-o FILE]
+    dy2static lint   PATH...                                  static check, exit 1 on errors
+    dy2static onnx   MODEL_DIR -o model.onnx                  export a saved model to ONNX
 
 Exit status: 0 on success, 2 for a usage error (missing file, unknown name, syntax error in
 FILE, malformed option), 1 when conversion or translation of a function fails.
@@ -38,230 +45,59 @@ FILE, malformed option), 1 when conversion or translation of a function fails.
 import argparse
 import ast
 import difflib
-import importlib.util
 import inspect
 import os
 import sys
-import tempfile
 import textwrap
 
-__all__ = ["main", "find_decorated", "parse_input_spec"]
+from . import cli_tools, convert
+from .cli_loading import (UsageError, dygraph_function, find_decorated, load_file,
+                          parse_init_args, parse_input_spec, prepare_call, resolve, split_target,
+                          write_atomic)
 
-_DECORATORS = ("declarative", "to_static")
-
-
-class UsageError(Exception):
-    """A problem with the command line or the input file (exit status 2)."""
-
-
-def _decorator_name(node):
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def find_decorated(tree):
-    """``[(qualname, lineno, decorated)]`` for the module-level functions and the methods of
-    module-level (and nested) classes in ``tree``, in source order."""
-    found = []
-    stack = [(tree.body, "")]
-    while stack:
-        body, prefix = stack.pop()
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                decorated = any(_decorator_name(d) in _DECORATORS for d in node.decorator_list)
-                found.append((prefix + node.name, node.lineno, decorated))
-            elif isinstance(node, ast.ClassDef):
-                stack.append((node.body, prefix + node.name + "."))
-    found.sort(key=lambda item: item[1])
-    return found
-
-
-def parse_input_spec(text):
-    """``'x:float32[-1,784]'`` -> ``('x', InputSpec([-1, 784], 'float32', 'x'))``; the name
-    part is optional (then it is None)."""
-    from .input_spec import InputSpec
-
-    name, _, rest = text.rpartition(":")
-    name = name.strip() or None
-    rest = rest.strip()
-    if "[" not in rest or not rest.endswith("]"):
-        raise UsageError(f"--input-spec {text!r}: expected NAME:DTYPE[DIMS], "
-                         "e.g. 'x:float32[-1,784]'")
-    dtype, dims_text = rest[:-1].split("[", 1)
-    dims = []
-    for d in filter(None, (p.strip() for p in dims_text.split(","))):
-        if d in ("None", "?", "-1"):
-            dims.append(-1)
-        elif d.isdigit():
-            dims.append(int(d))
-        else:
-            raise UsageError(f"--input-spec {text!r}: dimension {d!r} is not an int, -1 or None")
-    try:
-        return name, InputSpec(dims, dtype.strip() or "float32", name)
-    except (TypeError, ValueError) as e:
-        raise UsageError(f"--input-spec {text!r}: {e}") from None
-
-
-def _parse_arg(text):
-    name, eq, value = text.partition("=")
-    if not eq or not name.strip().isidentifier():
-        raise UsageError(f"--arg {text!r}: expected NAME=LITERAL, e.g. 'label=None'")
-    try:
-        return name.strip(), ast.literal_eval(value.strip())
-    except (ValueError, SyntaxError):
-        raise UsageError(f"--arg {text!r}: {value.strip()!r} is not a Python literal") from None
-
-
-def _definitions_only(tree):
-    """``tree`` reduced to imports, defs, classes and assignments that call nothing."""
-    keep = []
-    for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.ClassDef)):
-            keep.append(node)
-        elif (isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None
-              and not any(isinstance(n, (ast.Call, ast.Await, ast.Yield))
-                          for n in ast.walk(node))):
-            keep.append(node)
-    tree.body = keep
-    return tree
-
-
-def _load(path, tree, whole):
-    """The module object of ``path``: definitions only, or the whole file with ``whole``."""
-    mod_name = "_dy2static_cli_" + "".join(c if c.isalnum() else "_" for c in
-                                           os.path.splitext(os.path.basename(path))[0])
-    directory = os.path.dirname(os.path.abspath(path))
-    sys.path.insert(0, directory)
-    try:
-        if whole:
-            spec = importlib.util.spec_from_file_location(mod_name, path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[mod_name] = module
-            spec.loader.exec_module(module)
-            return module
-        module = type(sys)(mod_name)
-        module.__file__ = os.path.abspath(path)
-        sys.modules[mod_name] = module
-        code = compile(_definitions_only(tree), os.path.abspath(path), "exec")
-        exec(code, module.__dict__)  # the user's definitions, by request
-        return module
-    finally:
-        sys.path.remove(directory)
-
-
-def _resolve(module, qualname):
-    obj = module
-    for part in qualname.split("."):
-        try:
-            obj = inspect.getattr_static(obj, part)
-        except AttributeError:
-            raise UsageError(f"{qualname}: '{part}' not found after loading the file "
-                             "(is it defined conditionally? try --import)") from None
-    return obj
-
-
-def _dygraph_function(obj):
-    from .program_translator import StaticFunction
-
-    if isinstance(obj, StaticFunction):
-        return obj.dygraph_function
-    if isinstance(obj, (staticmethod, classmethod)):
-        return obj.__func__
-    if not inspect.isfunction(obj):
-        raise UsageError(f"{getattr(obj, '__qualname__', obj)!r} is not a Python function")
-    return obj
-
+__all__ = ["main", "find_decorated", "parse_init_args", "parse_input_spec", "prepare_call"]
 
 def _program_text(module, qualname, obj, args):
-    from .program_translator import StaticFunction, declarative
-
-    specs = [parse_input_spec(s) for s in args.input_spec or ()]
-    values = dict(_parse_arg(a) for a in args.arg or ())
-    func = _dygraph_function(obj)
-    static = obj if isinstance(obj, StaticFunction) else declarative(func)
-    if "." in qualname:
-        cls = _resolve(module, qualname.rsplit(".", 1)[0])
-        try:
-            instance = cls()
-        except Exception as e:
-            raise RuntimeError(f"cannot construct {cls.__name__}() to translate its method "
-                               f"{qualname}: {type(e).__name__}: {e}") from e
-        static = static.__get__(instance, cls)
-    params = [p for p in inspect.signature(func).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if "." in qualname:
-        params = params[1:]
-    call_args = list(static.input_spec or []) if not specs else []
-    positional = [s for n, s in specs if n is None]
-    named = {n: s for n, s in specs if n is not None}
-    unknown = sorted((set(named) | set(values)) - {p.name for p in params})
-    if unknown:
-        raise UsageError(f"{qualname} has no argument(s) {unknown}; its arguments are "
-                         f"{[p.name for p in params]}")
-    if specs:
-        for p in params:
-            if p.name in named:
-                call_args.append(named[p.name])
-            elif p.name in values:
-                call_args.append(values[p.name])
-            elif positional:
-                spec = positional.pop(0)
-                call_args.append(spec if spec.name else type(spec)(spec.shape, spec.dtype,
-                                                                   p.name))
-            elif p.default is not p.empty:
-                call_args.append(p.default)
-            else:
-                raise UsageError(f"--program: no --input-spec or --arg for argument "
-                                 f"'{p.name}' of {qualname}")
-    elif not call_args:
-        raise UsageError(f"--program: {qualname} declares no input_spec; give its tensor "
-                         "arguments with --input-spec NAME:DTYPE[DIMS]")
-    else:
-        call_args += [values.get(p.name, p.default) for p in params[len(call_args):]]
+    static, call_args = prepare_call(module, qualname, obj, args)
     concrete = static.get_concrete_program(*call_args)
     ins = ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in concrete.inputs)
     outs = ", ".join(v.name for v in concrete.output_vars)
     return f"# inputs: {ins}\n# outputs: {outs}\n{concrete.main_program}\n"
 
 
-def _render(path, qualname, lineno, obj, module, args):
-    from . import convert
+def _passes_text(func, path, qualname):
+    """The original source, then each pass that changed the code as a diff of the code before
+    it; passes that changed nothing are listed in one line."""
+    stages = convert.get_passes(func)
+    (first_name, previous), parts, unchanged = stages[0], [], []
+    parts.append(f"# --- {first_name} ---\n{previous.rstrip()}\n")
+    for name, code in stages[1:]:
+        if code == previous:
+            unchanged.append(name)
+            continue
+        diff = difflib.unified_diff(previous.splitlines(True), code.splitlines(True),
+                                    f"{qualname} (before {name})", f"{qualname} (after {name})")
+        parts.append(f"# --- after {name} ---\n" + "".join(diff).rstrip() + "\n")
+        previous = code
+    if unchanged:
+        parts.append(f"# unchanged by: {', '.join(unchanged)}\n")
+    return "\n".join(parts)
 
-    func = _dygraph_function(obj)
+
+def _render(path, qualname, lineno, obj, module, args):
+    func = dygraph_function(obj)
     header = f"# {qualname} (converted from {path}:{lineno})\n"
     if args.program:
         return header + _program_text(module, qualname, obj, args)
     if args.passes:
-        parts = [header]
-        for name, code in convert.get_passes(func):
-            parts.append(f"# --- after {name} ---\n{code.rstrip()}\n")
-        return "\n".join(parts)
-    converted = convert.get_code(func)
+        return header + _passes_text(func, path, qualname)
+    converted = convert.get_code(func, with_origin=True)
     if args.diff:
         original = textwrap.dedent(inspect.getsource(func))
         diff = difflib.unified_diff(original.splitlines(True), converted.splitlines(True),
                                     f"{path}:{qualname}", f"{qualname} (converted)")
         return header + "".join(diff)
     return header + converted.rstrip() + "\n"
-
-
-def _write_atomic(target, text):
-    directory = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=".dy2static-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _parser():
@@ -279,22 +115,18 @@ def _parser():
                    help="a tensor argument for --program (repeatable)")
     p.add_argument("--arg", action="append", metavar="NAME=LITERAL",
                    help="a Python-value argument for --program (repeatable)")
+    p.add_argument("--init-args", metavar="ARGS",
+                   help="constructor arguments of a method's class, as in a call: "
+                   "\"784, 10, act='relu'\"")
     p.add_argument("--import", dest="whole", action="store_true",
                    help="import the whole file instead of its definitions only")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE")
     return p
 
 
-def _split_target(target):
-    path, qualname = target, None
-    if not os.path.exists(target) and ":" in target:
-        path, _, qualname = target.rpartition(":")
-    return path, qualname or None
-
-
 def run(args):
     """Produce the output text for parsed ``args``; raises UsageError for usage problems."""
-    path, qualname = _split_target(args.target)
+    path, qualname = split_target(args.target)
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
     if (args.input_spec or args.arg) and not args.program:
@@ -318,12 +150,12 @@ def run(args):
             raise UsageError(f"{path}: no function decorated with @declarative / @to_static "
                              "(name one as FILE.py:QUALNAME)")
     try:
-        module = _load(path, tree, args.whole)
+        module = load_file(path, tree, args.whole)
     except (Exception, SystemExit) as e:
         raise RuntimeError(f"{path}: loading the file failed: {type(e).__name__}: {e}") from e
     outputs = []
     for name, lineno, _ in chosen:
-        obj = _resolve(module, name)
+        obj = resolve(module, name)
         try:
             outputs.append(_render(path, name, lineno, obj, module, args))
         except UsageError:
@@ -342,6 +174,8 @@ def main(argv=None):
         from .onnx import main as onnx_main
 
         return onnx_main(argv[1:])
+    if argv and argv[0] in cli_tools.COMMANDS:
+        return cli_tools.main(argv)
     args = _parser().parse_args(argv)
     try:
         text = run(args)
@@ -352,7 +186,7 @@ def main(argv=None):
         print(f"dy2static: error: {e}", file=sys.stderr)
         return 1
     if args.output:
-        _write_atomic(args.output, text)
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -26,6 +26,7 @@ from core import static as _static
 from core.static.builder import eager_parameters
 from core.tensor import Parameter, Tensor
 
+from .cache_log import CacheLog
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
@@ -168,6 +169,7 @@ class StaticFunction:
         self._cache = {}
         self._bound = weakref.WeakKeyDictionary()
         self.translations = 0
+        self._log = CacheLog(getattr(function, "__qualname__", repr(function)))
         functools.update_wrapper(self, function)
 
     # -- descriptor: one bound StaticFunction (and program cache) per instance ---------------------
@@ -193,10 +195,10 @@ class StaticFunction:
 
     @property
     def code(self):
-        """Source text of the converted function."""
+        """Source text of the converted function, with ``# file:line`` origin comments."""
         from . import convert
 
-        return convert.get_code(self.dygraph_function)
+        return convert.get_code(self.dygraph_function, with_origin=True)
 
     # -- calling -----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -246,7 +248,15 @@ class StaticFunction:
         concrete = self._build(values)
         self._cache[key] = concrete
         self.translations += 1
+        training = getattr(self.instance, "training", None) if self.instance is not None \
+            else None
+        self._log.record(key, self.binder.names, values, self.input_spec, training)
         return concrete
+
+    def cache_info(self):
+        """The cached signatures, oldest first: per translation ``{argument: description}``
+        (``'Tensor float32[4, 784]'``, ``'InputSpec float32[None, 784]'``, ``'int 3'``)."""
+        return self._log.info(self._cache)
 
     def _build(self, values):
         converted = _convert(self.dygraph_function)
@@ -384,8 +394,13 @@ class ProgramTranslator:
                 list(concrete.output_vars))
 
     def get_code(self, dygraph_func):
-        """Source text of the converted function."""
+        """Source text of the converted function, with ``# file:line`` origin comments."""
         return _static_function(dygraph_func).code
+
+    def cache_info(self, dygraph_func):
+        """The signatures ``dygraph_func`` (a declarative function or bound Layer method) has
+        translated Programs for, oldest first: a list of ``{argument: description}``."""
+        return _static_function(dygraph_func).cache_info()
 
     def save_inference_model(self, dirname, feed=None, fetch=None):
         """Save the program of the most recent declarative call (cache hits included) with the

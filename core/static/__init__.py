@@ -13,6 +13,9 @@ from .builder import set_origin_provider as set_origin_provider
 from .compiled import CompiledProgram
 from .data import data
 from .executor import Executor
+from .graph import program_to_dot
+from .graph_html import program_to_html
+from .input_spec import InputSpec
 from .program import (
                       Block,
                       Operator,
@@ -30,6 +33,7 @@ __all__ = [
                       "Block",
                       "CompiledProgram",
                       "Executor",
+                      "InputSpec",
                       "LoDTensor",
                       "Operator",
                       "Program",
@@ -45,6 +49,8 @@ __all__ = [
                       "gradients",
                       "name_scope",
                       "program_guard",
+                      "program_to_dot",
+                      "program_to_html",
                       "scope_guard",
 ]
 

@@ -85,8 +85,15 @@ def test_diff_option(model_file, capsys):
 def test_passes_option(model_file, capsys):
     code, out, _ = run_cli(capsys, f"{model_file}:helper", "--passes")
     assert code == 0
-    assert "# --- after original ---" in out
-    assert out.count("# --- after ") >= 3
+    assert "# --- original ---\ndef helper(y):" in out
+    # each pass that changed the code is a diff of the code before it
+    loop = out.index("# --- after loop ---")
+    assert "\n-    while _d2s.convert_call(y.sum)() < 10:" in out[loop:]
+    assert "\n+    def __loop_body_0():" in out[loop:]
+    assert out.count("# --- after ") >= 1
+    # passes that changed nothing are named once, not printed
+    unchanged = out.split("# unchanged by: ")[1].split("\n")[0].split(", ")
+    assert "ifelse" in unchanged and "# --- after ifelse ---" not in out
 
 
 def test_program_option_with_input_specs(model_file, capsys):
