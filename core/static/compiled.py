@@ -1,11 +1,11 @@
 """``CompiledProgram``: a Program wrapper accepted wherever a Program is.
 
-The executor always compiles a Program into a plan, so this wrapper only carries the
-Program (and accepts the build/exec strategy arguments of Paddle's API, which have no effect
-on a single device).
+The executor always compiles a Program into a plan, so this wrapper carries the Program and
+its ``build_strategy`` (a :class:`core.static.passes.BuildStrategy`: which optimisation passes
+the executor runs on a clone of the Program before compiling it).
 """
 
-__all__ = ["CompiledProgram", "unwrap_program"]
+__all__ = ["CompiledProgram", "build_strategy_of", "unwrap_program"]
 
 
 class CompiledProgram:
@@ -37,3 +37,8 @@ def unwrap_program(program, api):
         return program
     raise TypeError(f"{api}: expected a Program or CompiledProgram, got "
                     f"{type(program).__name__}")
+
+
+def build_strategy_of(program):
+    """The ``build_strategy`` a CompiledProgram carries (None for a plain Program)."""
+    return program._build_strategy if isinstance(program, CompiledProgram) else None

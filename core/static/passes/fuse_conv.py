@@ -1,0 +1,117 @@
+"""Fusion of ``conv2d`` + bias ``elementwise_add`` (+ ``relu``) into ``conv2d_fusion``.
+
+The bias must be a 1-D variable with one value per filter, added along the channel axis
+(``axis=1`` for NCHW, ``3`` or ``-1`` for NHWC), of the convolution's dtype. In a training
+program the gradient operators of the chain (``relu_grad``, ``elementwise_add_grad``,
+``conv2d_grad``) become one ``conv2d_fusion_grad`` (the op's registered backward, which
+reuses the windows the forward pass kept as its ``Columns`` output).
+
+Preserves: the values of the chain's output and of every gradient it produced (the fused op
+computes ``act(conv2d(Input, Filter) + Bias)``; the registry's tests check its values and
+gradients, and a test checks it against the unfused sequence), every variable name other
+than the chain's private intermediates, and the order of everything else. Fuses only where
+the intermediates have no other readers (see :mod:`core.static.passes.chain`).
+"""
+import numpy as np
+
+from ...ops.registry import Meta, get_op
+from ..operator import EMPTY_VAR_NAME
+from .chain import match, out_slot
+from .graph import Uses, has_grad_ops, new_op, replace_ops
+
+__all__ = ["run"]
+
+
+def run(program, feed_names, fetch_names):
+    """Fuse in place; returns the number of chains fused."""
+    blocks = program.blocks[:1] if has_grad_ops(program) else program.blocks
+    fused = 0
+    for block in blocks:
+        uses = Uses(program, feed_names, fetch_names)
+        plans = []
+        taken = set()
+        for op in block.ops:
+            if op.type != "conv2d" or id(op) in taken:
+                continue
+            plan = _match(uses, block, op)
+            if plan is not None and not any(id(o) in taken for o in plan[0] + plan[1]):
+                taken.update(id(o) for o in plan[0] + plan[1])
+                plans.append(plan)
+        for chain, grads in plans:
+            _rewrite(block, chain, grads)
+            fused += 1
+    if fused:
+        program._bump()
+    return fused
+
+
+def _match(uses, block, conv):
+    t1 = out_slot(conv)
+    if t1 is None:
+        return None
+    add = _single_forward_reader(uses, t1[1])
+    if add is None or add.type != "elementwise_add" or add.inputs.get("X") != [t1[1]] or \
+            add.block is not block:
+        return None
+    w = block._find_var_recursive(conv.input("Filter")[0])
+    b = block._find_var_recursive(add.input("Y")[0])
+    out = block._find_var_recursive(t1[1])
+    if w is None or b is None or out is None or w.shape is None or b.shape is None:
+        return None
+    nhwc = conv.attrs.get("data_format", "NCHW") == "NHWC"
+    axis = add.attrs.get("axis", -1)
+    if list(b.shape) != [w.shape[0]] or w.shape[0] < 0 or b.dtype != out.dtype or \
+            axis not in ((3, -1) if nhwc else (1,)):
+        return None
+    chain, links = [conv, add], [None, "X"]
+    relu = _single_forward_reader(uses, out_slot(add)[1])
+    if relu is not None and relu.type == "relu" and relu.block is block:
+        grads = match(uses, block, chain + [relu], links + ["X"])
+        if grads is not None:
+            return chain + [relu], grads
+    grads = match(uses, block, chain, links)
+    return None if grads is None else (chain, grads)
+
+
+def _single_forward_reader(uses, name):
+    fwd = [r for r in uses.readers.get(name, ()) if not r.type.endswith("_grad")]
+    return fwd[0] if len(fwd) == 1 else None
+
+
+def _rewrite(block, chain, grads):
+    conv, add = chain[0], chain[1]
+    last = out_slot(chain[-1])[1]
+    x, w, b = conv.input("Input")[0], conv.input("Filter")[0], add.input("Y")[0]
+    attrs = dict(conv.attrs, activation="relu" if len(chain) == 3 else "identity")
+    opdef = get_op("conv2d_fusion")
+    metas = [Meta(tuple(block._find_var_recursive(n).shape),
+                  np.dtype(block._find_var_recursive(n).dtype)) for n in (x, w, b)]
+    cols_meta = opdef.infer(*metas, **opdef.full_attrs(attrs))[1]
+    cols = block.create_var(_fresh(block, last + ".columns"), shape=list(cols_meta.shape),
+                            dtype=cols_meta.dtype, stop_gradient=True)
+    fwd = new_op(block, "conv2d_fusion", {"Input": [x], "Filter": [w], "Bias": [b]},
+                 {"Output": [last], "Columns": [cols.name]}, attrs, conv)
+    replace_ops(block, chain, fwd, chain[-1])
+    if not grads:
+        return
+    g_conv, g_add = grads[0], grads[1]
+    bwd = new_op(block, "conv2d_fusion_grad",
+                 {"Input": [x], "Filter": [w], "Bias": [b], "Output": [last],
+                  "Columns": [cols.name], "Output@GRAD": grads[-1].input("Out@GRAD")},
+                 {"Input@GRAD": _slot(g_conv, "Input@GRAD"),
+                  "Filter@GRAD": _slot(g_conv, "Filter@GRAD"),
+                  "Bias@GRAD": _slot(g_add, "Y@GRAD")}, attrs, g_conv)
+    replace_ops(block, grads, bwd, grads[-1])
+
+
+def _slot(op, slot):
+    return list(op.outputs.get(slot) or [EMPTY_VAR_NAME])
+
+
+def _fresh(block, name):
+    """``name``, or ``name`` with a numeric suffix when the program already uses it."""
+    base, k = name, 0
+    while block._find_var_recursive(name) is not None:
+        k += 1
+        name = f"{base}_{k}"
+    return name

@@ -1,0 +1,76 @@
+"""Which Program optimisation passes run: :class:`BuildStrategy` and the global switch.
+
+``BuildStrategy`` follows PaddlePaddle's class of that name: its boolean fields turn single
+passes on or off, and it reaches the executor through ``CompiledProgram(program,
+build_strategy=...)``. A plain Program runs with the default strategy (every pass on).
+
+The global switch turns every pass off for every plan compiled afterwards:
+:func:`set_enabled` (``set_enabled(False)``), or the environment variable
+``DY2STATIC_PASSES=0`` (read when a plan is compiled, not at import). Passes never change a
+result, so the switch is for comparing and for finding a pass at fault.
+"""
+import os
+
+__all__ = ["BuildStrategy", "enabled", "set_enabled"]
+
+_state = {"enabled": True}
+
+
+class BuildStrategy:
+    """Per-pass switches (all True by default); see :mod:`core.static.passes`.
+
+    * ``enable_passes``: False turns every pass off for programs run with this strategy.
+    * ``remove_dead_ops``: dead-code elimination.
+    * ``constant_folding``: ops whose inputs are all constants are evaluated once.
+    * ``fuse_conv_bias_act_ops``: ``conv2d`` + bias ``elementwise_add`` (+ ``relu``) ->
+      ``conv2d_fusion`` (and the matching gradient ops -> one ``conv2d_fusion_grad``).
+    * ``fuse_gemm_epilogue``: ``mul`` / ``matmul`` + bias ``elementwise_add`` (+ activation)
+      -> ``fc`` (and the gradient ops likewise).
+    * ``fuse_elewise_add_act_ops``: chains of elementwise ops and activations ->
+      ``fused_elementwise`` (one kernel writing into its own buffer with ``out=``).
+    * ``memory_optimize`` / ``enable_inplace``: memory planning (see
+      :mod:`core.static.passes.memory`).
+    """
+
+    _FIELDS = ("enable_passes", "remove_dead_ops", "constant_folding", "fuse_conv_bias_act_ops",
+               "fuse_gemm_epilogue", "fuse_elewise_add_act_ops", "memory_optimize",
+               "enable_inplace")
+
+    def __init__(self, **fields):
+        for name in self._FIELDS:
+            setattr(self, name, True)
+        for name, value in fields.items():
+            if name not in self._FIELDS:
+                raise TypeError(f"BuildStrategy: unknown field {name!r}; the fields are "
+                                f"{list(self._FIELDS)}")
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        if name not in self._FIELDS:
+            raise AttributeError(f"BuildStrategy has no field {name!r}; the fields are "
+                                 f"{list(self._FIELDS)}")
+        if not isinstance(value, bool):
+            raise TypeError(f"BuildStrategy.{name} must be True or False, got {value!r}")
+        object.__setattr__(self, name, value)
+
+    def key(self):
+        """A hashable summary (part of the executor's plan cache key)."""
+        return tuple(getattr(self, n) for n in self._FIELDS)
+
+    def __repr__(self):
+        off = [n for n in self._FIELDS if not getattr(self, n)]
+        return f"BuildStrategy({', '.join(f'{n}=False' for n in off)})"
+
+
+def set_enabled(flag):
+    """Turn every optimisation pass on (True) or off (False) for plans compiled from now on."""
+    if not isinstance(flag, bool):
+        raise TypeError(f"set_enabled: flag must be True or False, got {flag!r}")
+    _state["enabled"] = flag
+
+
+def enabled():
+    """Whether passes run at all: :func:`set_enabled` and ``DY2STATIC_PASSES`` (``0`` / ``off``
+    / ``false`` turn them off)."""
+    env = os.environ.get("DY2STATIC_PASSES", "").strip().lower()
+    return _state["enabled"] and env not in ("0", "off", "false", "no")
