@@ -20,7 +20,7 @@ from .builder import lr_schedules
 from .codegen import compile_plan
 from . import passes
 from .compiled import build_strategy_of, unwrap_program
-from .program import Variable, default_main_program
+from .program import Program, Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
 
@@ -48,9 +48,13 @@ class Executor:
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
         """Run ``program`` (default: the default main program) and return the fetched values
         (numpy arrays, or :class:`LoDTensor` views with ``return_numpy=False``)."""
-        strategy = build_strategy_of(program)
-        program = default_main_program() if program is None else unwrap_program(
-            program, "Executor.run")
+        if program is None:
+            program, strategy = default_main_program(), None
+        elif type(program) is Program:
+            strategy = None
+        else:
+            strategy = build_strategy_of(program)
+            program = unwrap_program(program, "Executor.run")
         scope = global_scope() if scope is None else scope
         feed = self._feed_dict(feed)
         fetch_names = names_of(fetch_list,
@@ -93,7 +97,7 @@ class Executor:
 
     # -- helpers -----------------------------------------------------------------------------
     def _plan(self, program, feed_names, fetch_names, use_cache, strategy=None):
-        key = (program._version, feed_names, fetch_names, passes.active(strategy),
+        key = (program._version, feed_names, fetch_names, passes.generation(),
                strategy.key() if strategy is not None else None)
         plans = self._plans.get(program)
         if plans is None or plans.get("version") != program._version:

@@ -11,6 +11,7 @@ the global block, because gradient sub-blocks replay and save what the forward s
 define.
 """
 from .pipeline import PASSES, active, optimize
-from .strategy import BuildStrategy, enabled, set_enabled
+from .strategy import BuildStrategy, enabled, generation, set_enabled
 
-__all__ = ["PASSES", "BuildStrategy", "active", "enabled", "optimize", "set_enabled"]
+__all__ = ["PASSES", "BuildStrategy", "active", "enabled", "generation", "optimize",
+           "set_enabled"]

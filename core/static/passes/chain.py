@@ -10,8 +10,9 @@ of them must be private too. The fused gradient operator replaces all of them.
 """
 from ..analysis import op_reads, op_writes
 from ..operator import EMPTY_VAR_NAME
+from .graph import Uses, has_grad_ops
 
-__all__ = ["match", "out_slot"]
+__all__ = ["forward_reader", "fresh_name", "fuse", "grad_slot", "match", "out_slot"]
 
 
 def out_slot(op):
@@ -79,3 +80,48 @@ def _grads_fit(uses, block, chain, links, grads, pos):
     written = [n for g in grads for n in op_writes(g)]
     inner = {grads[k].outputs[links[k] + "@GRAD"][0] for k in range(1, len(chain))}
     return all(len(uses.writers.get(n, ())) == 1 for n in written if n not in inner)
+
+
+def forward_reader(uses, name, block):
+    """The one forward (non-gradient) operator of ``block`` reading ``name``, or None."""
+    fwd = [r for r in uses.readers.get(name, ()) if not r.type.endswith("_grad")]
+    return fwd[0] if len(fwd) == 1 and fwd[0].block is block else None
+
+
+def grad_slot(op, slot):
+    """The names a gradient operator writes under ``slot`` (``[@EMPTY@]`` when none)."""
+    return list(op.outputs.get(slot) or [EMPTY_VAR_NAME])
+
+
+def fresh_name(block, name):
+    """``name``, or ``name`` with a numeric suffix when the program already uses it."""
+    base, k = name, 0
+    while block._find_var_recursive(name) is not None:
+        k += 1
+        name = f"{base}_{k}"
+    return name
+
+
+def fuse(program, feed_names, fetch_names, matcher, rewriter):
+    """Run one fusion over ``program``: ``matcher(uses, block, op)`` gives ``(chain, grads)``
+    or None for each operator; non-overlapping matches are handed to
+    ``rewriter(block, chain, grads)``. Training programs: global block only (see the package
+    docstring). Returns the number of chains fused."""
+    blocks = program.blocks[:1] if has_grad_ops(program) else program.blocks
+    fused = 0
+    for block in blocks:
+        uses = Uses(program, feed_names, fetch_names)
+        plans, taken = [], set()
+        for op in block.ops:
+            if id(op) in taken:
+                continue
+            plan = matcher(uses, block, op)
+            if plan is not None and not any(id(o) in taken for o in plan[0] + plan[1]):
+                taken.update(id(o) for o in plan[0] + plan[1])
+                plans.append(plan)
+        for chain, grads in plans:
+            rewriter(block, chain, grads)
+            fused += 1
+    if fused:
+        program._bump()
+    return fused

@@ -15,43 +15,23 @@ the intermediates have no other readers (see :mod:`core.static.passes.chain`).
 import numpy as np
 
 from ...ops.registry import Meta, get_op
-from ..operator import EMPTY_VAR_NAME
-from .chain import match, out_slot
-from .graph import Uses, has_grad_ops, new_op, replace_ops
+from .chain import forward_reader, fresh_name, fuse, grad_slot, match, out_slot
+from .graph import new_op, replace_ops
 
 __all__ = ["run"]
 
 
 def run(program, feed_names, fetch_names):
     """Fuse in place; returns the number of chains fused."""
-    blocks = program.blocks[:1] if has_grad_ops(program) else program.blocks
-    fused = 0
-    for block in blocks:
-        uses = Uses(program, feed_names, fetch_names)
-        plans = []
-        taken = set()
-        for op in block.ops:
-            if op.type != "conv2d" or id(op) in taken:
-                continue
-            plan = _match(uses, block, op)
-            if plan is not None and not any(id(o) in taken for o in plan[0] + plan[1]):
-                taken.update(id(o) for o in plan[0] + plan[1])
-                plans.append(plan)
-        for chain, grads in plans:
-            _rewrite(block, chain, grads)
-            fused += 1
-    if fused:
-        program._bump()
-    return fused
+    return fuse(program, feed_names, fetch_names, _match, _rewrite)
 
 
 def _match(uses, block, conv):
-    t1 = out_slot(conv)
+    t1 = out_slot(conv) if conv.type == "conv2d" else None
     if t1 is None:
         return None
-    add = _single_forward_reader(uses, t1[1])
-    if add is None or add.type != "elementwise_add" or add.inputs.get("X") != [t1[1]] or \
-            add.block is not block:
+    add = forward_reader(uses, t1[1], block)
+    if add is None or add.type != "elementwise_add" or add.inputs.get("X") != [t1[1]]:
         return None
     w = block._find_var_recursive(conv.input("Filter")[0])
     b = block._find_var_recursive(add.input("Y")[0])
@@ -64,18 +44,13 @@ def _match(uses, block, conv):
             axis not in ((3, -1) if nhwc else (1,)):
         return None
     chain, links = [conv, add], [None, "X"]
-    relu = _single_forward_reader(uses, out_slot(add)[1])
-    if relu is not None and relu.type == "relu" and relu.block is block:
+    relu = forward_reader(uses, out_slot(add)[1], block)
+    if relu is not None and relu.type == "relu":
         grads = match(uses, block, chain + [relu], links + ["X"])
         if grads is not None:
             return chain + [relu], grads
     grads = match(uses, block, chain, links)
     return None if grads is None else (chain, grads)
-
-
-def _single_forward_reader(uses, name):
-    fwd = [r for r in uses.readers.get(name, ()) if not r.type.endswith("_grad")]
-    return fwd[0] if len(fwd) == 1 else None
 
 
 def _rewrite(block, chain, grads):
@@ -87,7 +62,7 @@ def _rewrite(block, chain, grads):
     metas = [Meta(tuple(block._find_var_recursive(n).shape),
                   np.dtype(block._find_var_recursive(n).dtype)) for n in (x, w, b)]
     cols_meta = opdef.infer(*metas, **opdef.full_attrs(attrs))[1]
-    cols = block.create_var(_fresh(block, last + ".columns"), shape=list(cols_meta.shape),
+    cols = block.create_var(fresh_name(block, last + ".columns"), shape=list(cols_meta.shape),
                             dtype=cols_meta.dtype, stop_gradient=True)
     fwd = new_op(block, "conv2d_fusion", {"Input": [x], "Filter": [w], "Bias": [b]},
                  {"Output": [last], "Columns": [cols.name]}, attrs, conv)
@@ -98,20 +73,9 @@ def _rewrite(block, chain, grads):
     bwd = new_op(block, "conv2d_fusion_grad",
                  {"Input": [x], "Filter": [w], "Bias": [b], "Output": [last],
                   "Columns": [cols.name], "Output@GRAD": grads[-1].input("Out@GRAD")},
-                 {"Input@GRAD": _slot(g_conv, "Input@GRAD"),
-                  "Filter@GRAD": _slot(g_conv, "Filter@GRAD"),
-                  "Bias@GRAD": _slot(g_add, "Y@GRAD")}, attrs, g_conv)
+                 {"Input@GRAD": grad_slot(g_conv, "Input@GRAD"),
+                  "Filter@GRAD": grad_slot(g_conv, "Filter@GRAD"),
+                  "Bias@GRAD": grad_slot(g_add, "Y@GRAD")}, attrs, g_conv)
     replace_ops(block, grads, bwd, grads[-1])
 
 
-def _slot(op, slot):
-    return list(op.outputs.get(slot) or [EMPTY_VAR_NAME])
-
-
-def _fresh(block, name):
-    """``name``, or ``name`` with a numeric suffix when the program already uses it."""
-    base, k = name, 0
-    while block._find_var_recursive(name) is not None:
-        k += 1
-        name = f"{base}_{k}"
-    return name

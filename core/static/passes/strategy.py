@@ -6,14 +6,15 @@ build_strategy=...)``. A plain Program runs with the default strategy (every pas
 
 The global switch turns every pass off for every plan compiled afterwards:
 :func:`set_enabled` (``set_enabled(False)``), or the environment variable
-``DY2STATIC_PASSES=0`` (read when a plan is compiled, not at import). Passes never change a
-result, so the switch is for comparing and for finding a pass at fault.
+``DY2STATIC_PASSES=0`` (read when a plan is compiled, not at import; plans already compiled
+and cached by an executor stay as they are). Passes never change a result, so the switch is
+for comparing and for finding a pass at fault.
 """
 import os
 
-__all__ = ["BuildStrategy", "enabled", "set_enabled"]
+__all__ = ["BuildStrategy", "enabled", "generation", "set_enabled"]
 
-_state = {"enabled": True}
+_state = {"enabled": True, "generation": 0}
 
 
 class BuildStrategy:
@@ -67,6 +68,12 @@ def set_enabled(flag):
     if not isinstance(flag, bool):
         raise TypeError(f"set_enabled: flag must be True or False, got {flag!r}")
     _state["enabled"] = flag
+    _state["generation"] += 1
+
+
+def generation():
+    """A number that changes whenever :func:`set_enabled` is called (part of plan cache keys)."""
+    return _state["generation"]
 
 
 def enabled():
