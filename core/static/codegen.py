@@ -101,6 +101,7 @@ class _Generator(ControlFlowEmitter):
             n for b in program.blocks for op in b.ops for n in op_writes(op))
         # NOTE: fetched names count as read: a while loop records its iterations when they are
         # read by a while_grad or fetched (saved for a gradient plan of their own)
+        self.inplace = getattr(program, "_inplace", None) or {}
         self.read_set = {n for b in program.blocks for op in b.ops for n in op_reads(op)} | \
             fetch_set
 
@@ -330,7 +331,20 @@ class _Generator(ControlFlowEmitter):
         args = [ctx_arg] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
         fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
-        if fast is not None:
+        slot = self.inplace.get(id(op))
+        if slot is not None and fast is not None:
+            # NOTE: memory planning (passes.memory) found the input dead and owned: a numpy
+            # ufunc writes into its buffer (relu's kernel is maximum(x, 0))
+            extra = []
+            if op.type == "relu":
+                fast, extra = self.xp.maximum, ["0"]
+            if not isinstance(fast, _np.ufunc):
+                slot = None
+        if slot is not None and fast is not None:
+            ins = args[1:]
+            kname = self.const(fast, "k")
+            args = ins + extra + [ins[[slot_name(s) for s in opdef.inputs].index(slot)]]
+        elif fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]
         elif maker is not None:

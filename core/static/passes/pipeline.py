@@ -15,7 +15,7 @@ Each pass preserves the fetched values and every persistable write; the pipeline
 computes what the original computes.
 """
 from ..clone import clone_program
-from . import dce, fold, fuse_conv, fuse_fc
+from . import dce, fold, fuse_conv, fuse_fc, memory
 from .strategy import BuildStrategy, enabled
 
 __all__ = ["PASSES", "active", "optimize"]
@@ -26,6 +26,7 @@ PASSES = (
     ("fuse_conv_bias_act_ops", fuse_conv),
     ("fuse_gemm_epilogue", fuse_fc),
     ("remove_dead_ops", dce),
+    ("enable_inplace", memory),
 )
 
 _DEFAULT = BuildStrategy()

@@ -29,13 +29,12 @@ class BuildStrategy:
       -> ``fc`` (and the gradient ops likewise).
     * ``fuse_elewise_add_act_ops``: chains of elementwise ops and activations ->
       ``fused_elementwise`` (one kernel writing into its own buffer with ``out=``).
-    * ``memory_optimize`` / ``enable_inplace``: memory planning (see
-      :mod:`core.static.passes.memory`).
+    * ``enable_inplace``: memory planning, elementwise ops writing into a dead input's buffer
+      (see :mod:`core.static.passes.memory`).
     """
 
     _FIELDS = ("enable_passes", "remove_dead_ops", "constant_folding", "fuse_conv_bias_act_ops",
-               "fuse_gemm_epilogue", "fuse_elewise_add_act_ops", "memory_optimize",
-               "enable_inplace")
+               "fuse_gemm_epilogue", "fuse_elewise_add_act_ops", "enable_inplace")
 
     def __init__(self, **fields):
         for name in self._FIELDS:
