@@ -19,6 +19,8 @@ original file and line.
   arguments in order); other arguments with ``--arg NAME=LITERAL`` (a Python literal, e.g.
   ``--arg label=None``). Without ``--input-spec`` the decorator's ``input_spec`` is used.
   A method's class is instantiated with no arguments to have an instance to run it on.
+  With ``--optimized`` the Program after the optimisation passes the executor runs
+  (``core.static.passes``; a count of changes per pass heads it).
 * ``-o FILE``: write the output to FILE (atomically: a temporary file renamed into place).
 
 Loading FILE: the file is first parsed, not run, to find the decorated functions (and to
@@ -224,7 +226,14 @@ def _program_text(module, qualname, obj, args):
     concrete = static.get_concrete_program(*call_args)
     ins = ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in concrete.inputs)
     outs = ", ".join(v.name for v in concrete.output_vars)
-    return f"# inputs: {ins}\n# outputs: {outs}\n{concrete.main_program}\n"
+    program, note = concrete.main_program, ""
+    if args.optimized:
+        from core.static import passes
+
+        program, report = passes.optimize(program, [v.name for v in concrete.inputs],
+                                          [v.name for v in concrete.output_vars])
+        note = "# after passes: " + ", ".join(f"{n} {k}" for n, k in report) + "\n"
+    return f"# inputs: {ins}\n# outputs: {outs}\n{note}{program}\n"
 
 
 def _render(path, qualname, lineno, obj, module, args):
@@ -276,6 +285,8 @@ def _parser():
                    help="a tensor argument for --program (repeatable)")
     p.add_argument("--arg", action="append", metavar="NAME=LITERAL",
                    help="a Python-value argument for --program (repeatable)")
+    p.add_argument("--optimized", action="store_true",
+                   help="with --program: the Program after the optimisation passes")
     p.add_argument("--import", dest="whole", action="store_true",
                    help="import the whole file instead of its definitions only")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE")
@@ -294,8 +305,8 @@ def run(args):
     path, qualname = _split_target(args.target)
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
-    if (args.input_spec or args.arg) and not args.program:
-        raise UsageError("--input-spec and --arg only apply with --program")
+    if (args.input_spec or args.arg or args.optimized) and not args.program:
+        raise UsageError("--input-spec, --arg and --optimized only apply with --program")
     with open(path, "rb") as f:
         source = f.read()
     try:
