@@ -8,11 +8,13 @@ gradient is their gradients' composition.
 """
 import numpy as np
 
+from . import elementwise as _elementwise
+from . import math as _math
 from ._shapes import ShapeError, ufunc_dtype
 from .math import flat2d
-from .registry import Meta, OpDef, get_op, register_op
+from .registry import KernelContext, Meta, OpDef, get_op, register_op
 
-__all__ = ["fc"]
+__all__ = ["fc", "fusable_step", "fused_elementwise"]
 
 #: activations ``fc`` applies; their gradients need only the activation's output
 FC_ACTIVATIONS = ("", "relu", "tanh", "sigmoid", "softmax")
@@ -87,3 +89,132 @@ def _activate(ctx, out, act):
         return ctx.xp.tanh(out, out=out)
     return get_op(act).forward(ctx, out, **_act_attrs(act))
 
+
+
+def fusable_step(op_type):
+    """Whether ``op_type`` may be a step of ``fused_elementwise``: binary arithmetic with
+    Paddle's broadcasting, unary math ops, ``relu``, ``tanh``, ``sigmoid``."""
+    try:
+        opdef = get_op(op_type)
+    except KeyError:
+        return False
+    if isinstance(opdef, _elementwise._Binary):
+        return not isinstance(opdef, _elementwise._Compare)
+    return isinstance(opdef, _math._Unary) or op_type in ("relu", "tanh", "sigmoid")
+
+
+@register_op
+class fused_elementwise(OpDef):
+    """A chain of elementwise ops as one kernel. ``steps`` lists ``[op_type, args, attrs]``:
+    each step runs the registered op ``op_type`` (see :func:`fusable_step`) with ``attrs`` on
+    its ``args``, where ``k >= 0`` is ``X[k]`` and ``k < 0`` the result of step ``-k - 1``;
+    Out is the last step's result. The compiled kernel writes a step's result into the buffer
+    of an earlier step's result that is dead by then (``out=``). The gradient recomputes the
+    steps and runs each op's own backward in reverse."""
+
+    inputs = ("X*",)
+    attrs = {"steps": []}
+
+    def infer(self, xs, steps):
+        return _step_metas(xs, steps)[-1]
+
+    def forward(self, ctx, xs, steps):
+        return _run_steps(ctx, xs, steps)[-1]
+
+    def fast_kernel(self, xp, metas, steps):
+        xs = metas[0]
+        if not steps or any(m is None for m in xs):
+            return None
+        return _chain_kernel(xp, xs, steps, _step_metas(xs, steps))
+
+    def backward(self, ctx, ins, outs, douts, steps):
+        xs = ins[0]
+        vals = _run_steps(ctx, xs, steps)
+        grads = {-len(steps): douts[0]}
+        for j in range(len(steps) - 1, -1, -1):
+            g = grads.pop(-j - 1, None)
+            op_type, args, attrs = steps[j]
+            needs = tuple(a < 0 or (ctx.needs_grad[0] and _is_float(xs[a])) for a in args)
+            if g is None or not any(needs):
+                continue
+            opdef = get_op(op_type)
+            argv = [xs[a] if a >= 0 else vals[-a - 1] for a in args]
+            res = opdef.backward(KernelContext(ctx.xp, ctx.place, needs_grad=needs), argv,
+                                 [vals[j]], [g], **opdef.full_attrs(attrs))
+            for a, r, wanted in zip(args, res, needs):
+                if wanted and r is not None:
+                    grads[a] = r if a not in grads else grads[a] + r
+        return ([grads.get(k) for k in range(len(xs))],)
+
+
+def _is_float(v):
+    return np.dtype(getattr(v, "dtype", np.float64)).kind == "f"
+
+
+def _step_metas(xs, steps):
+    metas = []
+    for op_type, args, attrs in steps:
+        if not fusable_step(op_type):
+            raise ShapeError(f"fused_elementwise: step op {op_type!r} is not an elementwise op")
+        opdef = get_op(op_type)
+        ins = [xs[a] if a >= 0 else metas[-a - 1] for a in args]
+        metas.append(opdef.infer(*ins, **opdef.full_attrs(attrs)))
+    return metas
+
+
+def _run_steps(ctx, xs, steps):
+    vals = []
+    for op_type, args, attrs in steps:
+        opdef = get_op(op_type)
+        vals.append(opdef.forward(ctx, *[xs[a] if a >= 0 else vals[-a - 1] for a in args],
+                                  **opdef.full_attrs(attrs)))
+    return vals
+
+
+def _step_kernel(xp, opdef, metas, attrs):
+    """The step's kernel taking only its arrays, and the ufunc (with extra leading arguments)
+    it is, when it is one ufunc call that may write into a buffer."""
+    full = opdef.full_attrs(attrs)
+    fn = opdef.fast_kernel(xp, metas, **full)
+    if fn is None and isinstance(opdef, _math._Unary) and \
+            type(opdef).forward is _math._Unary.forward:
+        fn = getattr(xp, opdef.fn.__name__)
+    if fn is None:
+        ctx, forward = KernelContext(xp, None), opdef.forward
+        return (lambda *a: forward(ctx, *a, **full)), None, ()
+    if opdef.type == "relu":
+        return fn, xp.maximum, (0,)
+    return fn, (fn if isinstance(fn, np.ufunc) else None), ()
+
+
+def _chain_kernel(xp, xs, steps, metas):
+    nx = len(xs)
+    last_use = {}
+    for j, (_, args, _) in enumerate(steps):
+        for a in args:
+            last_use[a] = j
+    plan, owned = [], set()
+    for j, (op_type, args, attrs) in enumerate(steps):
+        opdef = get_op(op_type)
+        ins = [xs[a] if a >= 0 else metas[-a - 1] for a in args]
+        fn, ufunc, extra = _step_kernel(xp, opdef, ins, attrs)
+        idx = [a if a >= 0 else nx - a - 1 for a in args]
+        out = metas[j]
+        buf = None
+        if ufunc is not None and out.shape and -1 not in out.shape:
+            buf = next((nx - a - 1 for a in args if a < 0 and a in owned and last_use[a] == j
+                        and tuple(metas[-a - 1].shape) == tuple(out.shape)
+                        and metas[-a - 1].dtype == out.dtype), None)
+        if ufunc is not None and out.shape:
+            owned.add(-j - 1)  # a ufunc's array result: a fresh buffer (or a reused one)
+        plan.append((fn, idx, None, ()) if buf is None else (ufunc, idx, buf, extra))
+
+    def kernel(xs):
+        vals = list(xs)
+        for fn, idx, buf, extra in plan:
+            args = [vals[i] for i in idx]
+            # NOTE: out= by keyword: maximum / minimum take no positional output (numpy 2)
+            vals.append(fn(*args) if buf is None else fn(*args, *extra, out=vals[buf]))
+        return vals[-1]
+
+    return kernel

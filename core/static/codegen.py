@@ -343,7 +343,10 @@ class _Generator(ControlFlowEmitter):
         if slot is not None and fast is not None:
             ins = args[1:]
             kname = self.const(fast, "k")
-            args = ins + extra + [ins[[slot_name(s) for s in opdef.inputs].index(slot)]]
+            buf = ins[[slot_name(s) for s in opdef.inputs].index(slot)]
+            # NOTE: maximum / minimum take their output by keyword only (numpy 2)
+            kw = "out=" if fast in (_np.maximum, _np.minimum) else ""
+            args = ins + extra + [kw + buf]
         elif fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]

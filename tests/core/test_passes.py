@@ -292,3 +292,48 @@ def test_random_ops_draw_the_same_values_after_ops_before_them_are_fused():
 def test_each_pass_module_states_what_it_preserves():
     for module in (dce, fold, fuse_conv, fuse_fc, memory):
         assert "Preserves" in module.__doc__, module.__name__
+
+
+# -- elementwise chains (fuse_elewise_add_act_ops) ----------------------------------------------
+ELEW = static.BuildStrategy(fuse_elewise_add_act_ops=True)
+
+
+def test_elementwise_chain_in_a_while_body_becomes_one_op():
+    main, feed, fetch = _rnn()
+    opt, report = passes.optimize(main, list(feed), [f.name for f in fetch], ELEW)
+    assert dict(report)["fuse_elementwise"] == 1
+    body = [op for op in opt.blocks[1].ops if op.type == "fused_elementwise"]
+    assert [s[0] for s in body[0].attrs["steps"]] == ["elementwise_add", "elementwise_add",
+                                                       "tanh"]
+    assert "tanh" not in _types(opt, 1)
+    _same(_run(main, feed, fetch, ELEW), _run(main, feed, fetch, OFF), exact=True)
+
+
+def test_elementwise_chain_and_its_gradients_become_one_op_each():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), static_mode_guard():
+        x = static.data("x", [None, 4], "float32")
+        w = layers.create_parameter([4], "float32")
+        y = layers.sigmoid(layers.elementwise_max(x * w, x) - w)  # x read by two steps
+        loss = layers.mean(y)
+        core.optimizer.SGD(0.5).minimize(loss)
+    opt, _ = passes.optimize(main, ["x"], [loss.name], ELEW)
+    types = _types(opt)
+    assert types.count("fused_elementwise") == 1 and types.count("fused_elementwise_grad") == 1
+    assert not {"elementwise_mul", "elementwise_max", "sigmoid_grad"} & set(types)
+    xv = np.random.default_rng(5).normal(size=(3, 4)).astype(np.float32)
+    fetch = [loss, w]
+    _same(_run(main, {"x": xv}, fetch, ELEW, startup=startup, steps=3),
+          _run(main, {"x": xv}, fetch, OFF, startup=startup, steps=3))
+
+
+def test_relu_and_maximum_write_in_place_by_keyword():
+    main = static.Program()
+    with static.program_guard(main, static.Program()), static_mode_guard():
+        x = static.data("x", [2, 3], "float32")
+        a = layers.relu(layers.matmul(x, x, transpose_y=True))
+        b = layers.elementwise_max(layers.matmul(x, x, transpose_y=True), a)
+    plan = compile_plan(main, ["x"], [b.name], np, core.CPUPlace())
+    assert plan.source.count(", out=") == 2
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    _same(_run(main, {"x": xv}, [b]), _run(main, {"x": xv}, [b], OFF), exact=True)

@@ -77,9 +77,19 @@ def _grads_fit(uses, block, chain, links, grads, pos):
         if len(dt) != 1 or grads[k - 1].inputs.get(slot + "@GRAD") != dt or \
                 not uses.private(dt[0], [grads[k - 1]]):
             return False
-    written = [n for g in grads for n in op_writes(g)]
+    # the fused gradient op stands where the first of them stood: nothing between there and
+    # each original writer may touch what that writer wrote (accumulated gradients are
+    # written again later, by a grad_sum)
     inner = {grads[k].outputs[links[k] + "@GRAD"][0] for k in range(1, len(chain))}
-    return all(len(uses.writers.get(n, ())) == 1 for n in written if n not in inner)
+    ids = {id(g) for g in grads}
+    for g, end in zip(grads, gidx):
+        for n in op_writes(g):
+            if n in inner:
+                continue
+            for op in block.ops[gidx[-1] + 1:end]:
+                if id(op) not in ids and (n in op_reads(op) or n in op_writes(op)):
+                    return False
+    return True
 
 
 def forward_reader(uses, name, block):
@@ -103,9 +113,9 @@ def fresh_name(block, name):
 
 
 def fuse(program, feed_names, fetch_names, matcher, rewriter):
-    """Run one fusion over ``program``: ``matcher(uses, block, op)`` gives ``(chain, grads)``
-    or None for each operator; non-overlapping matches are handed to
-    ``rewriter(block, chain, grads)``. Training programs: global block only (see the package
+    """Run one fusion over ``program``: ``matcher(uses, block, op)`` gives ``(chain, grads,
+    *extra)`` or None for each operator; non-overlapping matches are handed to
+    ``rewriter(block, chain, grads, *extra)``. Training programs: global block only (see the package
     docstring). Returns the number of chains fused."""
     blocks = program.blocks[:1] if has_grad_ops(program) else program.blocks
     fused = 0
@@ -119,8 +129,8 @@ def fuse(program, feed_names, fetch_names, matcher, rewriter):
             if plan is not None and not any(id(o) in taken for o in plan[0] + plan[1]):
                 taken.update(id(o) for o in plan[0] + plan[1])
                 plans.append(plan)
-        for chain, grads in plans:
-            rewriter(block, chain, grads)
+        for plan in plans:
+            rewriter(block, *plan)
             fused += 1
     if fused:
         program._bump()

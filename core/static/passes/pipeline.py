@@ -15,7 +15,7 @@ Each pass preserves the fetched values and every persistable write; the pipeline
 computes what the original computes.
 """
 from ..clone import clone_program
-from . import dce, fold, fuse_conv, fuse_fc, memory
+from . import dce, fold, fuse_conv, fuse_elementwise, fuse_fc, memory
 from .strategy import BuildStrategy, enabled
 
 __all__ = ["PASSES", "active", "optimize"]
@@ -25,6 +25,7 @@ PASSES = (
     ("constant_folding", fold),
     ("fuse_conv_bias_act_ops", fuse_conv),
     ("fuse_gemm_epilogue", fuse_fc),
+    ("fuse_elewise_add_act_ops", fuse_elementwise),
     ("remove_dead_ops", dce),
     ("enable_inplace", memory),
 )

@@ -35,7 +35,36 @@ def fc_ref(x, w, b, in_num_col_dims=1, activation_type=""):
     return out.reshape(x.shape[:in_num_col_dims] + (w.shape[1],)).astype(np.float32)
 
 
+def _steps_ref(xs, steps):
+    """numpy reference of ``fused_elementwise``, in float64 then cast back."""
+    fns = {"elementwise_add": np.add, "elementwise_mul": np.multiply,
+           "elementwise_sub": np.subtract, "elementwise_max": np.maximum, "tanh": np.tanh,
+           "exp": np.exp, "square": np.square, "sigmoid": lambda z: 1 / (1 + np.exp(-z)),
+           "relu": lambda z: np.maximum(z, 0)}
+    vals = []
+    for op_type, args, attrs in steps:
+        ins = [xs[a].astype(np.float64) if a >= 0 else vals[-a - 1] for a in args]
+        if attrs.get("axis", -1) != -1:  # Paddle's alignment of the second operand
+            ins[1] = ins[1].reshape(ins[1].shape + (1,) * (ins[0].ndim - attrs["axis"] - 1))
+        vals.append(fns[op_type](*ins))
+    return vals[-1].astype(np.float32)
+
+
+CHAIN = [["elementwise_add", [0, 1], {}], ["elementwise_mul", [-1, 2], {}], ["tanh", [-2], {}]]
+SIGMOID_MAX = [["elementwise_mul", [0, 1], {}], ["sigmoid", [-1], {}],
+               ["elementwise_max", [-2, 2], {}], ["exp", [-3], {}]]
+ALIGNED = [["elementwise_add", [0, 1], {"axis": 1}], ["square", [-1], {}],
+           ["elementwise_sub", [-2, 0], {}], ["relu", [-3], {}]]
+
 CASES = {
+    "fused_elementwise": [
+        Case([[f32(3, 4), f32(3, 4), f32(4)]], {"steps": CHAIN},
+             ref=lambda xs, steps: _steps_ref(xs, steps), name="add-mul-tanh"),
+        Case([[f32(2, 3), f32(2, 3), f32(2, 3)]], {"steps": SIGMOID_MAX},
+             ref=lambda xs, steps: _steps_ref(xs, steps), name="reuse-inputs"),
+        Case([[away_from_zero(2, 3, 2) * 2, away_from_zero(3) * 0.1]], {"steps": ALIGNED},
+             ref=lambda xs, steps: _steps_ref(xs, steps), name="axis-aligned"),
+    ],
     "fc": [
         Case([f32(4, 3), f32(3, 5), f32(5)], ref=fc_ref, name="plain"),
         Case([f32(2, 3, 4), f32(4, 2), f32(2)], {"in_num_col_dims": 2,
