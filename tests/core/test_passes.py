@@ -337,3 +337,15 @@ def test_relu_and_maximum_write_in_place_by_keyword():
     assert plan.source.count(", out=") == 2
     xv = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
     _same(_run(main, {"x": xv}, [b]), _run(main, {"x": xv}, [b], OFF), exact=True)
+
+
+def test_dead_code_elimination_drops_the_declarations_fusion_left_unused():
+    main = static.Program()
+    with static.program_guard(main, static.Program()), static_mode_guard():
+        x = static.data("x", [None, 4], "float32")
+        w = static.data("w", [4, 3], "float32")
+        b = static.data("b", [3], "float32")
+        y = layers.tanh(layers.matmul(x, w) + b)
+    opt, _ = passes.optimize(main, ["x", "w", "b"], [y.name])
+    assert sorted(opt.global_block().vars) == sorted(["x", "w", "b", y.name])
+    assert len(main.global_block().vars) == 6

@@ -6,7 +6,9 @@ needs. Global block: one backward sweep from the fetches and the side-effecting 
 (what the plan compiler would run anyway, done here so that later passes see only live
 code). Sub-blocks (``cond`` branches, ``while`` bodies): an operator whose outputs nothing
 reads is dropped, repeatedly; only in programs without gradient operators, because a
-``while_grad`` saves and replays what its body defines.
+``while_grad`` saves and replays what its body defines. Then the declarations of variables
+no operator reads or writes any more (the private intermediates of fused chains) go, except
+fed, fetched, persistable and data variables.
 """
 from ..analysis import op_reads, op_writes
 from .graph import Uses, attr_names, has_grad_ops
@@ -15,11 +17,21 @@ __all__ = ["run"]
 
 
 def run(program, feed_names, fetch_names):
-    """Remove dead operators in place; returns how many were removed."""
+    """Remove dead operators in place (and the declarations of temporaries no operator uses
+    any more); returns how many operators were removed."""
     removed = _global(program, fetch_names)
     if not has_grad_ops(program) and len(program.blocks) > 1:
         removed += _sub_blocks(program, feed_names, fetch_names)
+    _unused_vars(program, feed_names, fetch_names)
     return removed
+
+
+def _unused_vars(program, feed_names, fetch_names):
+    uses = Uses(program, feed_names, fetch_names)
+    for b in program.blocks:
+        for name in [n for n in b.vars if n not in uses.protected and
+                     not uses.readers.get(n) and not uses.writers.get(n)]:
+            del b.vars[name]
 
 
 def _global(program, fetch_names):
