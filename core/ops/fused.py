@@ -41,6 +41,21 @@ class fc(OpDef):
         out = _activate(ctx, out, activation_type)
         return out.reshape(x.shape[:in_num_col_dims] + w.shape[1:])
 
+    def fast_kernel(self, xp, metas, in_num_col_dims, activation_type):
+        x, w, b = metas
+        if x is None or w is None or b is None:
+            return None
+        _check(x.shape, w.shape, b.shape, in_num_col_dims, activation_type)
+        k, matmul = in_num_col_dims, xp.matmul
+        act = _act_kernel(xp, activation_type, Meta((-1, w.shape[1]), np.dtype(x.dtype)))
+
+        def kernel(x, w, bias):
+            out = matmul(x.reshape(flat2d(x.shape, k)), w)
+            out += bias
+            return act(out).reshape(x.shape[:k] + w.shape[1:])
+
+        return kernel
+
     def backward(self, ctx, ins, outs, douts, in_num_col_dims, activation_type):
         xp = ctx.xp
         x, w, _ = ins
@@ -77,6 +92,24 @@ def _check(x_shape, w_shape, b_shape, num_col_dims, act):
 
 def _act_attrs(act):
     return {"axis": -1} if act == "softmax" else {}
+
+
+def _act_kernel(xp, act, meta):
+    """``fn(out)`` applying ``act`` to a fresh GEMM result (in place where it can)."""
+    if not act:
+        return lambda out: out
+    if act == "relu":
+        maximum = xp.maximum
+        return lambda out: maximum(out, 0, out=out)
+    if act == "tanh":
+        tanh = xp.tanh
+        return lambda out: tanh(out, out)
+    opdef = get_op(act)
+    fast = opdef.fast_kernel(xp, [meta], **_act_attrs(act))
+    if fast is not None:
+        return fast
+    ctx, attrs = KernelContext(xp, None), _act_attrs(act)
+    return lambda out: opdef.forward(ctx, out, **attrs)
 
 
 def _activate(ctx, out, act):
