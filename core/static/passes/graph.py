@@ -11,7 +11,7 @@ import collections
 from ..analysis import has_side_effect, op_reads, op_writes
 from ..operator import Operator
 
-__all__ = ["Uses", "attr_names", "has_grad_ops", "new_op", "replace_ops", "same_block_var"]
+__all__ = ["Uses", "attr_names", "has_grad_ops", "new_op", "replace_ops"]
 
 
 def attr_names(op):
@@ -62,18 +62,8 @@ class Uses:
         ids = {id(o) for o in allowed}
         return all(id(o) in ids for o in self.readers.get(name, ()))
 
-    def only_reader(self, name):
-        """The single operator reading ``name`` (once), or None."""
-        rs = self.readers.get(name, ())
-        return rs[0] if len(rs) == 1 else None
-
     def side_effect(self, block, op):
         return has_side_effect(self.program, block, op)
-
-
-def same_block_var(block, name):
-    """The Variable ``name`` as ``block`` sees it, or None."""
-    return block._find_var_recursive(name)
 
 
 def replace_ops(block, remove, new_op, at):

@@ -40,18 +40,22 @@ def active(strategy):
 
 
 def optimize(program, feed_names, fetch_names, strategy=None):
-    """``(optimised clone, report)``; the clone carries ``_op_keys`` (operator -> original
-    position key) and ``report`` lists ``(pass name, changes)``."""
+    """``(optimised clone, report)``; the clone carries ``_op_keys`` (operator id -> original
+    position key) and ``report`` lists ``(pass name, changes)`` for the passes that ran
+    (none when ``strategy.enable_passes`` is False; the global switch is the caller's to
+    check, see :func:`active`)."""
     strategy = strategy or _DEFAULT
     clone = clone_program(program)
     keys = {}
     for b in clone.blocks:
         for i, op in enumerate(b.ops):
             keys[id(op)] = b.idx * 65536 + i
+    # NOTE: the original operators stay referenced, so no operator a pass creates can reuse
+    # the id() of one it removed
+    clone._op_keys, clone._original_ops = keys, [op for b in clone.blocks for op in b.ops]
     report = []
     for field, module in PASSES:
-        if getattr(strategy, field):
+        if strategy.enable_passes and getattr(strategy, field):
             n = module.run(clone, list(feed_names), list(fetch_names))
             report.append((module.__name__.rsplit(".", 1)[-1], n))
-    clone._op_keys = keys
     return clone, report
