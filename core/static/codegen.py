@@ -68,6 +68,10 @@ def compile_plan(program, feed_names, fetch_names, xp, place, strategy=None):
     """Compile ``program``'s global block for the given feed and fetch names, after the
     optimisation passes ``strategy`` (a :class:`~core.static.passes.BuildStrategy`, None: the
     default) turns on; ``program`` itself is never changed (the passes work on a clone)."""
+    gb = program.global_block()
+    for n in fetch_names:  # NOTE: checked on the program as built, for the error's hints
+        if gb._find_var_recursive(n) is None:
+            raise CompileError(_unknown_fetch_message(program, n))
     if passes.active(strategy):
         program, _ = passes.optimize(program, feed_names, fetch_names, strategy)
     gen = _Generator(program, xp, place, set(fetch_names))

@@ -7,7 +7,8 @@ draws) and runs the passes the strategy turns on, in this order:
 
 1. constant folding (:mod:`.fold`),
 2. fusion: ``conv2d`` chains (:mod:`.fuse_conv`), GEMM + bias + activation (:mod:`.fuse_fc`),
-   elementwise chains (:mod:`.fuse_elementwise`),
+   elementwise chains (:mod:`.fuse_elementwise`), then loop-invariant GEMMs hoisted out of
+   ``while`` bodies (:mod:`.loop_gemm`),
 3. dead-code elimination (:mod:`.dce`),
 4. memory planning (:mod:`.memory`), which annotates the program for the plan compiler.
 
@@ -15,7 +16,7 @@ Each pass preserves the fetched values and every persistable write; the pipeline
 computes what the original computes.
 """
 from ..clone import clone_program
-from . import dce, fold, fuse_conv, fuse_elementwise, fuse_fc, memory
+from . import dce, fold, fuse_conv, fuse_elementwise, fuse_fc, loop_gemm, memory
 from .strategy import BuildStrategy, enabled
 
 __all__ = ["PASSES", "active", "optimize"]
@@ -26,6 +27,7 @@ PASSES = (
     ("fuse_conv_bias_act_ops", fuse_conv),
     ("fuse_gemm_epilogue", fuse_fc),
     ("fuse_elewise_add_act_ops", fuse_elementwise),
+    ("hoist_loop_invariant_gemm", loop_gemm),
     ("remove_dead_ops", dce),
     ("enable_inplace", memory),
 )
