@@ -382,3 +382,24 @@ def test_no_hoisting_when_the_loop_writes_the_operand_or_gradients_replay_it():
     assert dict(report)["loop_gemm"] == 0
     feed = {"x": np.ones((3, 2, 4), np.float32), "w": np.eye(4, dtype=np.float32)}
     _same(_run(main, feed, [out]), _run(main, feed, [out], OFF), exact=True)
+
+
+def test_unrolled_input_projections_become_one_gemm():
+    main = static.Program()
+    with static.program_guard(main, static.Program()), static_mode_guard():
+        x = static.data("x", [4, 2, 3], "float32")
+        w = static.data("w", [3, 3], "float32")
+        v = static.data("v", [3, 3], "float32")
+        h = layers.fill_constant([2, 3], "float32", 0.0)
+        for t in range(4):  # a Python loop: unrolled, constant row indices
+            h = layers.tanh(layers.matmul(x[t], w) + h)
+        few = layers.matmul(x[0], v)  # one row of x times v: left alone
+    opt, report = passes.optimize(main, ["x", "w", "v"], [h.name, few.name])
+    assert dict(report)["loop_gemm"] == 1
+    gemms = [op for op in opt.global_block().ops if op.type == "matmul"]
+    assert len(gemms) == 2 and gemms[0].inputs["X"] == ["x"]  # the batched one, first
+    rng = np.random.default_rng(6)
+    feed = {"x": rng.normal(size=(4, 2, 3)).astype(np.float32),
+            "w": rng.normal(size=(3, 3)).astype(np.float32),
+            "v": rng.normal(size=(3, 3)).astype(np.float32)}
+    _same(_run(main, feed, [h, few]), _run(main, feed, [h, few], OFF))
