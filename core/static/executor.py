@@ -153,6 +153,8 @@ class Executor:
 
 
 def _as_array(name, value, dtype):
+    if type(value) is np.ndarray:
+        return value
     from ..tensor import Tensor
 
     if isinstance(value, Tensor):
