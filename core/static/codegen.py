@@ -103,9 +103,9 @@ class _Generator(ControlFlowEmitter):
         self.ns["_zl"], self.ns["_acc"], self.ns["_or_zeros"] = make_helpers(xp)
         self.write_count = collections.Counter(
             n for b in program.blocks for op in b.ops for n in op_writes(op))
+        self.inplace = getattr(program, "_inplace", None) or {}
         # NOTE: fetched names count as read: a while loop records its iterations when they are
         # read by a while_grad or fetched (saved for a gradient plan of their own)
-        self.inplace = getattr(program, "_inplace", None) or {}
         self.read_set = {n for b in program.blocks for op in b.ops for n in op_reads(op)} | \
             fetch_set
 
@@ -335,21 +335,16 @@ class _Generator(ControlFlowEmitter):
         args = [ctx_arg] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
         fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
-        slot = self.inplace.get(id(op))
-        if slot is not None and fast is not None:
-            # NOTE: memory planning (passes.memory) found the input dead and owned: a numpy
-            # ufunc writes into its buffer (relu's kernel is maximum(x, 0))
-            extra = []
-            if op.type == "relu":
-                fast, extra = self.xp.maximum, ["0"]
-            if not isinstance(fast, _np.ufunc):
-                slot = None
-        if slot is not None and fast is not None:
+        ufunc, extra = (self.xp.maximum, ["0"]) if op.type == "relu" else (fast, [])
+        slot = self.inplace.get(id(op)) if fast is not None else None
+        if slot is not None and isinstance(ufunc, _np.ufunc):
+            # NOTE: memory planning (passes.memory) found the input dead and owned: the numpy
+            # ufunc writes into its buffer (relu's kernel is maximum(x, 0)); maximum and
+            # minimum take their output by keyword only (numpy 2)
             ins = args[1:]
-            kname = self.const(fast, "k")
+            kname = self.const(ufunc, "k")
             buf = ins[[slot_name(s) for s in opdef.inputs].index(slot)]
-            # NOTE: maximum / minimum take their output by keyword only (numpy 2)
-            kw = "out=" if fast in (_np.maximum, _np.minimum) else ""
+            kw = "out=" if ufunc in (_np.maximum, _np.minimum) else ""
             args = ins + extra + [kw + buf]
         elif fast is not None:
             kname = self.const(fast, "k")

@@ -2,10 +2,10 @@
 
 ``Executor(place).run(program, feed, fetch_list)`` validates the feed against the program's
 variable declarations (name, dtype, shape with -1 matching anything), compiles the global block
-into a plan (see :mod:`core.static.codegen`; cached per program, program version, feed names,
-fetch names and the optimisation passes in force, see :mod:`core.static.passes`), reads
-persistable inputs from the scope, runs the plan and writes the persistables it changed back to
-the scope. Errors name the variable or operator and say what
+into a plan (see :mod:`core.static.codegen`, after the optimisation passes of
+:mod:`core.static.passes`; cached per program, program version, feed names, fetch names and
+the passes in force), reads persistable inputs from the scope, runs the plan and writes the
+persistables it changed back to the scope. Errors name the variable or operator and say what
 was expected; an operator failing at run time is reported with its type, block, inputs and the
 user's source line (``op.origin``), chained from the original exception.
 """
