@@ -1,6 +1,9 @@
 """Fused ops the static optimisation passes (``core/static/passes``) rewrite programs into.
 
-``fc`` (after Paddle's ``fc`` op) is ``act(Input @ W + Bias)`` with Input flattened to 2-D
+``relu_pool2d`` is max pooling of ``relu(X)``, computed as ``relu(max_pool(X))`` (the
+two commute): the ReLU runs on the pooled map, and the gradient masks the pooled gradient
+(``dOut * (Out > 0)``) before routing it, instead of masking the full-size one. ``fc``
+(after Paddle's ``fc`` op) is ``act(Input @ W + Bias)`` with Input flattened to 2-D
 after its first ``in_num_col_dims`` dims: one GEMM, the bias added and the activation applied
 in place on its result. ``fused_elementwise`` runs a chain of elementwise ops as one kernel
 (see its docstring). Each gives exactly what the ops it replaces give, and each one's
@@ -10,11 +13,12 @@ import numpy as np
 
 from . import elementwise as _elementwise
 from . import math as _math
+from . import pool as _pool
 from ._shapes import ShapeError, ufunc_dtype
 from .math import flat2d
 from .registry import KernelContext, Meta, OpDef, get_op, register_op
 
-__all__ = ["fc", "fusable_step", "fused_elementwise"]
+__all__ = ["fc", "fusable_step", "fused_elementwise", "relu_pool2d"]
 
 #: activations ``fc`` applies; their gradients need only the activation's output
 FC_ACTIVATIONS = ("", "relu", "tanh", "sigmoid", "softmax")
@@ -251,3 +255,45 @@ def _chain_kernel(xp, xs, steps, metas):
         return vals[-1]
 
     return kernel
+
+
+@register_op
+class relu_pool2d(OpDef):
+    """``pool2d(relu(X))`` for max pooling (``pooling_type`` must be ``"max"``), with
+    pool2d's attributes; see the module docstring."""
+
+    attrs = dict(_pool.pool2d.attrs)
+
+    def infer(self, x, **attrs):
+        _check_max(attrs)
+        return get_op("pool2d").infer(x, **attrs)
+
+    def forward(self, ctx, x, **attrs):
+        _check_max(attrs)
+        out = get_op("pool2d").forward(ctx, x, **attrs)
+        return ctx.xp.maximum(out, 0, out=out)
+
+    def fast_kernel(self, xp, metas, **attrs):
+        _check_max(attrs)
+        pool = get_op("pool2d").fast_kernel(xp, metas, **attrs)
+        if pool is None:
+            return None
+        maximum = xp.maximum
+        return lambda x: _relu_inplace(maximum, pool(x))
+
+    def backward(self, ctx, ins, outs, douts, **attrs):
+        # NOTE: windows whose maximum is <= 0 pass nothing (relu'(x) = 0 there, as relu's
+        # gradient at 0 is 0); the others route to their first maximum, where X > 0
+        out = outs[0]
+        masked = douts[0] * (out > 0)
+        return get_op("pool2d").backward(ctx, ins, [out], [masked], **attrs)
+
+
+def _relu_inplace(maximum, out):
+    return maximum(out, 0, out=out)
+
+
+def _check_max(attrs):
+    if attrs.get("pooling_type") != "max":
+        raise ShapeError(f"relu_pool2d: pooling_type must be 'max', got "
+                         f"{attrs.get('pooling_type')!r}")

@@ -39,14 +39,14 @@ def _same(a, b, exact=False):
                 np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
 
 
-def _conv_net(act="relu", train=True, fetch_inner=False, batch=None):
+def _conv_net(act="relu", train=True, fetch_inner=False, batch=None, pool="max"):
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), static_mode_guard():
         img = static.data("img", [batch, 2, 8, 8], "float32")
         conv = core.nn.Conv2D(2, 3, 3, act=act)
         y = conv(img)
         inner = main.global_block().ops[0].output("Output")[0]
-        z = layers.pool2d(y, 2, pool_stride=2)
+        z = layers.pool2d(y, 2, pool_type=pool, pool_stride=2)
         loss = layers.mean(z)
         if train:
             core.optimizer.SGD(0.1).minimize(loss)
@@ -62,7 +62,7 @@ def test_running_with_passes_leaves_the_program_as_built():
     assert (_types(main), main._version, len(main.global_block().vars)) == before
     opt, report = passes.optimize(main, ["img"], [f.name for f in fetch])
     assert "conv2d_fusion" in _types(opt) and "conv2d_fusion" not in _types(main)
-    assert dict(report)["fuse_conv"] == 1
+    assert dict(report)["fuse_conv"] == 2  # the chain, then its ReLU moved into the pool
 
 
 # -- conv2d + bias + relu -----------------------------------------------------------------------
@@ -75,12 +75,29 @@ def test_conv_chain_and_its_gradients_become_conv2d_fusion(act):
     for gone in ("conv2d", "conv2d_grad", "elementwise_add_grad", "relu", "relu_grad"):
         assert gone not in types
     fused = opt.global_block().ops[types.index("conv2d_fusion")]
-    assert fused.attrs["activation"] == ("relu" if act else "identity")
+    # with a ReLU, the max pool after it takes the ReLU over: relu_pool2d
+    assert fused.attrs["activation"] == "identity"
+    assert ("relu_pool2d" in types and "relu_pool2d_grad" in types) == bool(act)
     x = np.random.default_rng(0).normal(size=(4, 2, 8, 8)).astype(np.float32)
     params = [p.name for p in main.all_parameters()]
     on = _run(main, {"img": x}, fetch + params, startup=startup, steps=3)
     off = _run(main, {"img": x}, fetch + params, OFF, startup=startup, steps=3)
     _same(on, off)
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_relu_moves_into_a_max_pool_only(train):
+    for pool, moved in (("max", True), ("avg", False)):
+        main, startup, fetch = _conv_net(train=train, pool=pool)
+        opt, _ = passes.optimize(main, ["img"], [f.name for f in fetch])
+        types = _types(opt)
+        assert ("relu_pool2d" in types) == moved and types.count("conv2d_fusion") == 1
+        fused = opt.global_block().ops[types.index("conv2d_fusion")]
+        assert fused.attrs["activation"] == ("identity" if moved else "relu")
+        x = np.random.default_rng(8).normal(size=(3, 2, 8, 8)).astype(np.float32)
+        fetch = fetch + ([p.name for p in main.all_parameters()] if train else [])
+        _same(_run(main, {"img": x}, fetch, startup=startup, steps=2),
+              _run(main, {"img": x}, fetch, OFF, startup=startup, steps=2))
 
 
 def test_conv_chain_matches_eager_conv2d():

@@ -6,6 +6,11 @@ program the gradient operators of the chain (``relu_grad``, ``elementwise_add_gr
 ``conv2d_grad``) become one ``conv2d_fusion_grad`` (the op's registered backward, which
 reuses the windows the forward pass kept as its ``Columns`` output).
 
+A ``conv2d_fusion`` with ReLU followed by a max ``pool2d`` that alone reads its output (and
+their gradient ops) then becomes ``conv2d_fusion`` without activation followed by
+``relu_pool2d``: ``max_pool(relu(x)) == relu(max_pool(x))`` exactly, so the ReLU (and its
+gradient mask) runs on the 4x smaller pooled map.
+
 Preserves: the values of the chain's output and of every gradient it produced (the fused op
 computes ``act(conv2d(Input, Filter) + Bias)``; the registry's tests check its values and
 gradients, and a test checks it against the unfused sequence), every variable name other
@@ -22,8 +27,42 @@ __all__ = ["run"]
 
 
 def run(program, feed_names, fetch_names):
-    """Fuse in place; returns the number of chains fused."""
-    return fuse(program, feed_names, fetch_names, _match, _rewrite)
+    """Fuse in place; returns the number of rewrites (chains fused, ReLUs moved)."""
+    return fuse(program, feed_names, fetch_names, _match, _rewrite) + \
+        fuse(program, feed_names, fetch_names, _match_pool, _rewrite_pool)
+
+
+def _match_pool(uses, block, conv):
+    """A ``conv2d_fusion`` with ReLU whose output only a max ``pool2d`` reads (and, in a
+    training program, their two gradient ops)."""
+    if conv.type != "conv2d_fusion" or conv.attrs.get("activation") != "relu":
+        return None
+    r = conv.outputs["Output"][0]
+    pool = forward_reader(uses, r, block)
+    if pool is None or pool.type != "pool2d" or pool.inputs.get("X") != [r] or \
+            pool.attrs.get("pooling_type", "max") != "max":
+        return None
+    grads = [g for g in uses.readers.get(r, ()) if g.type.endswith("_grad")]
+    g_conv = [g for g in grads if g.type == "conv2d_fusion_grad" and
+              g.inputs.get("Output") == [r]]
+    g_pool = [g for g in grads if g.type == "pool2d_grad" and g.inputs.get("X") == [r]]
+    if len(grads) != len(g_conv) + len(g_pool) or len(g_conv) != len(g_pool) or \
+            len(g_conv) > 1 or not uses.private(r, [pool] + grads):
+        return None
+    return [conv, pool], g_conv + g_pool
+
+
+def _rewrite_pool(block, chain, grads):
+    conv, pool = chain
+    conv.attrs["activation"] = "identity"  # the Output is now the pre-activation
+    replace_ops(block, [pool], new_op(block, "relu_pool2d", pool.inputs, pool.outputs,
+                                      dict(pool.attrs), pool), pool)
+    if grads:
+        g_conv, g_pool = grads
+        g_conv.attrs["activation"] = "identity"
+        replace_ops(block, [g_pool], new_op(block, "relu_pool2d_grad", g_pool.inputs,
+                                            g_pool.outputs, dict(g_pool.attrs), g_pool),
+                    g_pool)
 
 
 def _match(uses, block, conv):

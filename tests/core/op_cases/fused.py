@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import Case
+from .nn import pool_ref
 
 r = np.random.default_rng(7)
 
@@ -50,6 +51,16 @@ def _steps_ref(xs, steps):
     return vals[-1].astype(np.float32)
 
 
+def nonzero_distinct(*shape):
+    """Pairwise distinct values, none at 0 (no ties for max, no kink of relu)."""
+    n = int(np.prod(shape))
+    return ((r.permutation(n) + 0.5) / n - 0.5).astype(np.float32).reshape(shape)
+
+
+def relu_pool_ref(x, **attrs):
+    return pool_ref(np.maximum(x, 0), **attrs)
+
+
 CHAIN = [["elementwise_add", [0, 1], {}], ["elementwise_mul", [-1, 2], {}], ["tanh", [-2], {}]]
 SIGMOID_MAX = [["elementwise_mul", [0, 1], {}], ["sigmoid", [-1], {}],
                ["elementwise_max", [-2, 2], {}], ["exp", [-3], {}]]
@@ -57,6 +68,17 @@ ALIGNED = [["elementwise_add", [0, 1], {"axis": 1}], ["square", [-1], {}],
            ["elementwise_sub", [-2, 0], {}], ["relu", [-3], {}]]
 
 CASES = {
+    "relu_pool2d": [
+        Case([nonzero_distinct(2, 3, 4, 4)], {"pooling_type": "max", "ksize": [2, 2],
+                                              "strides": [2, 2]},
+             ref=relu_pool_ref, name="tiled"),
+        Case([nonzero_distinct(1, 2, 5, 5)], {"pooling_type": "max", "ksize": [3, 3],
+                                              "strides": [2, 2], "paddings": [1, 1]},
+             ref=relu_pool_ref, name="overlap-pad"),
+        Case([nonzero_distinct(1, 2, 4, 4) - 0.3], {"pooling_type": "max", "ksize": [2, 2],
+                                                    "strides": [2, 2]},
+             ref=relu_pool_ref, name="mostly-negative"),
+    ],
     "fused_elementwise": [
         Case([[f32(3, 4), f32(3, 4), f32(4)]], {"steps": CHAIN},
              ref=lambda xs, steps: _steps_ref(xs, steps), name="add-mul-tanh"),
