@@ -270,8 +270,7 @@ class relu_pool2d(OpDef):
 
     def forward(self, ctx, x, **attrs):
         _check_max(attrs)
-        out = get_op("pool2d").forward(ctx, x, **attrs)
-        return ctx.xp.maximum(out, 0, out=out)
+        return ctx.xp.maximum(get_op("pool2d").forward(ctx, x, **attrs), 0)
 
     def fast_kernel(self, xp, metas, **attrs):
         _check_max(attrs)
@@ -279,7 +278,7 @@ class relu_pool2d(OpDef):
         if pool is None:
             return None
         maximum = xp.maximum
-        return lambda x: _relu_inplace(maximum, pool(x))
+        return lambda x: maximum(pool(x), 0)
 
     def backward(self, ctx, ins, outs, douts, **attrs):
         # NOTE: windows whose maximum is <= 0 pass nothing (relu'(x) = 0 there, as relu's
@@ -287,10 +286,6 @@ class relu_pool2d(OpDef):
         out = outs[0]
         masked = douts[0] * (out > 0)
         return get_op("pool2d").backward(ctx, ins, [out], [masked], **attrs)
-
-
-def _relu_inplace(maximum, out):
-    return maximum(out, 0, out=out)
 
 
 def _check_max(attrs):
