@@ -32,7 +32,7 @@ __all__ = ["FRESH_RESULT_OPS", "run"]
 
 #: forward ops whose output is a new array no other value refers to
 FRESH_RESULT_OPS = ("matmul", "mul", "fc", "conv2d", "conv2d_fusion", "pool2d", "softmax",
-                    "relu", "tanh", "sigmoid", "fused_elementwise")
+                    "relu", "tanh", "sigmoid", "fused_elementwise", "relu_pool2d")
 
 
 def run(program, feed_names, fetch_names):
