@@ -420,3 +420,48 @@ def test_unrolled_input_projections_become_one_gemm():
             "w": rng.normal(size=(3, 3)).astype(np.float32),
             "v": rng.normal(size=(3, 3)).astype(np.float32)}
     _same(_run(main, feed, [h, few]), _run(main, feed, [h, few], OFF))
+
+
+# -- cond / while sub-blocks --------------------------------------------------------------------
+def test_fusion_inside_cond_branches_of_a_while_body():
+    main = static.Program()
+    with static.program_guard(main, static.Program()), static_mode_guard():
+        x = static.data("x", [2, 4], "float32")
+        w = static.data("w", [4, 4], "float32")
+        b = static.data("b", [4], "float32")
+        i = layers.fill_constant([], "int64", 0)
+
+        def body(i, h):
+            h2 = layers.cond(layers.reduce_sum(h) > 0.0,
+                             lambda: layers.tanh(layers.matmul(h, w) + b),
+                             lambda: layers.relu(layers.matmul(h, w) + b) * 0.5 - h)
+            return [i + 1, h2]
+
+        _, h = layers.while_loop(lambda i, h: i < 6, body, [i, x])
+    opt, report = passes.optimize(main, ["x", "w", "b"], [h.name])
+    assert dict(report)["fuse_fc"] == 2
+    assert sum(_types(opt, k).count("fc") for k in range(len(opt.blocks))) == 2
+    rng = np.random.default_rng(9)
+    for sign in (1.0, -1.0):  # either branch first
+        feed = {"x": sign * np.abs(rng.normal(size=(2, 4))).astype(np.float32),
+                "w": rng.normal(size=(4, 4)).astype(np.float32) * 0.5,
+                "b": rng.normal(size=(4,)).astype(np.float32)}
+        _same(_run(main, feed, [h]), _run(main, feed, [h], OFF))
+
+
+def test_training_through_a_cond_with_passes_on_and_off():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), static_mode_guard():
+        x = static.data("x", [None, 4], "float32")
+        y = layers.fc(x, 4, act="tanh")  # fused in the global block
+        z = layers.cond(layers.reduce_mean(y) > 0.0, lambda: layers.fc(y, 3, act="relu"),
+                        lambda: layers.fc(y, 3, act="sigmoid"))  # left as built in branches
+        loss = layers.mean(z * z)
+        core.optimizer.SGD(0.2).minimize(loss)
+    opt, _ = passes.optimize(main, ["x"], [loss.name])
+    assert _types(opt).count("fc") == 1 and _types(opt).count("fc_grad") == 1
+    assert all("fc" not in _types(opt, k) for k in range(1, len(opt.blocks)))
+    xv = np.random.default_rng(10).normal(size=(5, 4)).astype(np.float32)
+    fetch = [loss] + [p.name for p in main.all_parameters()]
+    _same(_run(main, {"x": xv}, fetch, startup=startup, steps=4),
+          _run(main, {"x": xv}, fetch, OFF, startup=startup, steps=4))
