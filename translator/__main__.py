@@ -21,6 +21,8 @@ original file and line.
   ``--arg label=None``). Without ``--input-spec`` the decorator's ``input_spec`` is used.
   A method's class is instantiated to have an instance to run it on: with no arguments, or
   with ``--init-args "784, 10, act='relu'"`` (Python literals, as in a call).
+  With ``--optimized`` the Program after the optimisation passes the executor runs
+  (``core.static.passes``; a count of changes per pass heads it).
 * ``-o FILE``: write the output to FILE (atomically: a temporary file renamed into place).
 
 Loading FILE: the file is first parsed, not run, to find the decorated functions (and to
@@ -62,7 +64,14 @@ def _program_text(module, qualname, obj, args):
     concrete = static.get_concrete_program(*call_args)
     ins = ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in concrete.inputs)
     outs = ", ".join(v.name for v in concrete.output_vars)
-    return f"# inputs: {ins}\n# outputs: {outs}\n{concrete.main_program}\n"
+    program, note = concrete.main_program, ""
+    if args.optimized:
+        from core.static import passes
+
+        program, report = passes.optimize(program, [v.name for v in concrete.inputs],
+                                          [v.name for v in concrete.output_vars])
+        note = "# after passes: " + ", ".join(f"{n} {k}" for n, k in report) + "\n"
+    return f"# inputs: {ins}\n# outputs: {outs}\n{note}{program}\n"
 
 
 def _passes_text(func, path, qualname):
@@ -118,6 +127,8 @@ def _parser():
     p.add_argument("--init-args", metavar="ARGS",
                    help="constructor arguments of a method's class, as in a call: "
                    "\"784, 10, act='relu'\"")
+    p.add_argument("--optimized", action="store_true",
+                   help="with --program: the Program after the optimisation passes")
     p.add_argument("--import", dest="whole", action="store_true",
                    help="import the whole file instead of its definitions only")
     p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE")
@@ -129,8 +140,8 @@ def run(args):
     path, qualname = split_target(args.target)
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
-    if (args.input_spec or args.arg) and not args.program:
-        raise UsageError("--input-spec and --arg only apply with --program")
+    if (args.input_spec or args.arg or args.optimized) and not args.program:
+        raise UsageError("--input-spec, --arg and --optimized only apply with --program")
     with open(path, "rb") as f:
         source = f.read()
     try:

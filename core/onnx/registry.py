@@ -25,6 +25,12 @@ NOT_EXPORTABLE = {
     "uniform_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
     "truncated_gaussian_random": "random sampling (parameter initialisation, startup programs)",
     "assert": "a run-time check that raises; ONNX graphs cannot raise",
+    "fc": "made by the executor's optimisation passes on its private clone; saved and "
+          "exported programs hold the unfused mul / matmul, elementwise_add and activation",
+    "fused_elementwise": "made by the executor's optimisation passes on its private clone; "
+                         "exported programs hold the unfused elementwise ops",
+    "relu_pool2d": "made by the executor's optimisation passes on its private clone; exported "
+                   "programs hold relu and pool2d",
     "c_allreduce_sum": "collective across processes (data-parallel training programs only)",
     "c_allreduce_max": "collective across processes (data-parallel training programs only)",
     "c_allreduce_min": "collective across processes (data-parallel training programs only)",

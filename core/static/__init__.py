@@ -11,6 +11,7 @@ from .builder import create_global_var
 from .builder import op_role_guard as op_role_guard
 from .builder import set_origin_provider as set_origin_provider
 from .compiled import CompiledProgram
+from .passes import BuildStrategy
 from .data import data
 from .executor import Executor
 from .graph import program_to_dot
@@ -31,6 +32,7 @@ from .scope import LoDTensor, Scope, global_scope, scope_guard
 
 __all__ = [
                       "Block",
+                      "BuildStrategy",
                       "CompiledProgram",
                       "Executor",
                       "InputSpec",

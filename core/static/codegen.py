@@ -25,6 +25,7 @@ import numpy as _np
 
 from ..ops.registry import KernelContext, Meta, OpDef, get_op, is_list_slot, slot_name
 from .analysis import CONTROL_FLOW_OPS, has_side_effect, op_reads, op_writes
+from . import passes
 from .codegen_control_flow import ControlFlowEmitter
 from .grad_kernels import make_grad_kernel, make_helpers
 from .operator import EMPTY_VAR_NAME
@@ -63,8 +64,16 @@ class Plan:
     )
 
 
-def compile_plan(program, feed_names, fetch_names, xp, place):
-    """Compile ``program``'s global block for the given feed and fetch names."""
+def compile_plan(program, feed_names, fetch_names, xp, place, strategy=None):
+    """Compile ``program``'s global block for the given feed and fetch names, after the
+    optimisation passes ``strategy`` (a :class:`~core.static.passes.BuildStrategy`, None: the
+    default) turns on; ``program`` itself is never changed (the passes work on a clone)."""
+    gb = program.global_block()
+    for n in fetch_names:  # NOTE: checked on the program as built, for the error's hints
+        if gb._find_var_recursive(n) is None:
+            raise CompileError(_unknown_fetch_message(program, n))
+    if passes.active(strategy):
+        program, _ = passes.optimize(program, feed_names, fetch_names, strategy)
     gen = _Generator(program, xp, place, set(fetch_names))
     return gen.build(list(feed_names), list(fetch_names))
 
@@ -94,7 +103,11 @@ class _Generator(ControlFlowEmitter):
         self.ns["_zl"], self.ns["_acc"], self.ns["_or_zeros"] = make_helpers(xp)
         self.write_count = collections.Counter(
             n for b in program.blocks for op in b.ops for n in op_writes(op))
-        self.read_set = {n for b in program.blocks for op in b.ops for n in op_reads(op)}
+        self.inplace = getattr(program, "_inplace", None) or {}
+        # NOTE: fetched names count as read: a while loop records its iterations when they are
+        # read by a while_grad or fetched (saved for a gradient plan of their own)
+        self.read_set = {n for b in program.blocks for op in b.ops for n in op_reads(op)} | \
+            fetch_set
 
     # -- names ---------------------------------------------------------------------------------
     def const(self, value, prefix="c"):
@@ -318,12 +331,22 @@ class _Generator(ControlFlowEmitter):
             return  # evaluated at compile time (_plan_hoisting)
         # NOTE: a random op gets its own context (KernelContext.op_ctx), keyed by its position,
         # which stays the same in programs cloned from this one.
-        ctx_arg = f"ctx.op_ctx({block.idx * 65536 + block.ops.index(op)})" if opdef.random \
-            else "ctx"
+        ctx_arg = f"ctx.op_ctx({self._op_key(block, op)})" if opdef.random else "ctx"
         args = [ctx_arg] + self._in_expr(block, op, opdef)
         maker = getattr(opdef, "make_kernel", None)
         fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
-        if fast is not None:
+        ufunc, extra = (self.xp.maximum, ["0"]) if op.type == "relu" else (fast, [])
+        slot = self.inplace.get(id(op)) if fast is not None else None
+        if slot is not None and isinstance(ufunc, _np.ufunc):
+            # NOTE: memory planning (passes.memory) found the input dead and owned: the numpy
+            # ufunc writes into its buffer (relu's kernel is maximum(x, 0)); maximum and
+            # minimum take their output by keyword only (numpy 2)
+            ins = args[1:]
+            kname = self.const(ufunc, "k")
+            buf = ins[[slot_name(s) for s in opdef.inputs].index(slot)]
+            kw = "out=" if ufunc in (_np.maximum, _np.minimum) else ""
+            args = ins + extra + [kw + buf]
+        elif fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]
         elif maker is not None:
@@ -343,6 +366,12 @@ class _Generator(ControlFlowEmitter):
             self.emit(f"{targets[0]} = {call}", op, block)
         else:
             self.emit(f"{', '.join(targets)} = {call}", op, block)
+
+    def _op_key(self, block, op):
+        """The operator's position key in the program as built (passes record it)."""
+        keys = getattr(self.program, "_op_keys", None)
+        key = keys.get(id(op)) if keys else None
+        return block.idx * 65536 + block.ops.index(op) if key is None else key
 
     def _fast_kernel(self, block, op, opdef, attrs):
         """``opdef.fast_kernel`` for this operator's input metas, when the op offers one."""

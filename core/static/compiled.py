@@ -1,8 +1,10 @@
 """``CompiledProgram``: a Program wrapper accepted wherever a Program is, and data-parallel
 programs (``with_data_parallel``).
 
-The executor always compiles a Program into a plan, so a plain ``CompiledProgram`` only
-carries its Program. ``with_data_parallel(loss_name=...)`` makes it run a copy of the Program
+The executor always compiles a Program into a plan, so a plain ``CompiledProgram`` carries its
+Program and its ``build_strategy`` (a :class:`core.static.passes.BuildStrategy`: which
+optimisation passes the executor runs on a clone of the Program before compiling it).
+``with_data_parallel(loss_name=...)`` makes it run a copy of the Program
 in which every parameter gradient is averaged over the processes of the job right after the
 backward ops produce it and before the optimizer ops read it: a ``c_allreduce_sum`` op
 (:mod:`core.ops.collective`) writing the gradient in place, then a ``scale`` op by
@@ -15,7 +17,7 @@ from ..ops.collective import get_communicator
 from .clone import clone_program
 from .variable import GRAD_SUFFIX
 
-__all__ = ["CompiledProgram", "unwrap_program", "source_program"]
+__all__ = ["CompiledProgram", "build_strategy_of", "source_program", "unwrap_program"]
 
 
 class CompiledProgram:
@@ -112,3 +114,8 @@ def unwrap_program(program, api):
 def source_program(program):
     """The user's Program behind ``program`` (a Program, or a CompiledProgram's original)."""
     return program._source if isinstance(program, CompiledProgram) else program
+
+
+def build_strategy_of(program):
+    """The ``build_strategy`` a CompiledProgram carries (None for a plain Program)."""
+    return program._build_strategy if isinstance(program, CompiledProgram) else None

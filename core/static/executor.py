@@ -2,13 +2,13 @@
 
 ``Executor(place).run(program, feed, fetch_list)`` validates the feed against the program's
 variable declarations (name, dtype, shape with -1 matching anything), compiles the global block
-into a plan (see :mod:`core.static.codegen`; cached per program, program version, feed names
-and fetch names), reads persistable inputs from the scope, runs the plan and writes the
-persistables it changed back to the scope. A started non-iterable data loader supplies the
-feeds of the data variables it serves (see :mod:`core.static.feed_source`). Errors name the
-variable or operator and say what was expected; an operator failing at run time is reported
-with its type, block, inputs and the user's source line (``op.origin``), chained from the
-original exception.
+into a plan (see :mod:`core.static.codegen`, after the optimisation passes of
+:mod:`core.static.passes`; cached per program, program version, feed names, fetch names and
+the passes in force), reads persistable inputs from the scope, runs the plan and writes the
+persistables it changed back to the scope. Errors name the variable or operator and say what
+was expected; an operator failing at run time is reported with its type, block, inputs and the
+user's source line (``op.origin``), chained from the original exception. A started non-iterable data
+loader supplies the feeds of the data variables it serves (see :mod:`core.static.feed_source`).
 """
 import weakref
 
@@ -19,9 +19,10 @@ from ..errors import OpError, describe_value
 from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
-from .compiled import unwrap_program
+from . import passes
+from .compiled import build_strategy_of, unwrap_program
 from .feed_source import pull_feeds
-from .program import Variable, default_main_program
+from .program import Program, Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
 
@@ -49,8 +50,13 @@ class Executor:
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
         """Run ``program`` (default: the default main program) and return the fetched values
         (numpy arrays, or :class:`LoDTensor` views with ``return_numpy=False``)."""
-        program = default_main_program() if program is None else unwrap_program(
-            program, "Executor.run")
+        if program is None:
+            program, strategy = default_main_program(), None
+        elif type(program) is Program:
+            strategy = None
+        else:
+            strategy = build_strategy_of(program)
+            program = unwrap_program(program, "Executor.run")
         scope = global_scope() if scope is None else scope
         feed = pull_feeds(program, self._feed_dict(feed))
         fetch_names = names_of(fetch_list,
@@ -59,7 +65,8 @@ class Executor:
         for name in feed:
             if gb._find_var_recursive(name) is None:
                 raise ValueError(_unknown_feed_message(program, name))
-        plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache)
+        plan = self._plan(program, tuple(sorted(feed)), tuple(fetch_names), use_program_cache,
+                          strategy)
         for name, schedule in lr_schedules(program):
             var = gb._find_var_recursive(name)
             scope._vars[name] = to_place(np.full(var.shape, schedule(), var.dtype), self.place)
@@ -91,15 +98,17 @@ class Executor:
         return [LoDTensor(value=v) for v in fetched]
 
     # -- helpers -----------------------------------------------------------------------------
-    def _plan(self, program, feed_names, fetch_names, use_cache):
-        key = (program._version, feed_names, fetch_names)
+    def _plan(self, program, feed_names, fetch_names, use_cache, strategy=None):
+        key = (program._version, feed_names, fetch_names, passes.generation(),
+               strategy.key() if strategy is not None else None)
         plans = self._plans.get(program)
         if plans is None or plans.get("version") != program._version:
             plans = {"version": program._version}
             self._plans[program] = plans
         plan = plans.get(key) if use_cache else None
         if plan is None:
-            plan = compile_plan(program, feed_names, fetch_names, self._xp, self.place)
+            plan = compile_plan(program, feed_names, fetch_names, self._xp, self.place,
+                                strategy)
             plans[key] = plan
         return plan
 
@@ -148,6 +157,8 @@ class Executor:
 
 
 def _as_array(name, value, dtype):
+    if type(value) is np.ndarray:
+        return value
     from ..tensor import Tensor
 
     if isinstance(value, Tensor):
