@@ -15,6 +15,7 @@ from . import static, serialization, io, reader, dataset, distributed, dygraph, 
 from . import contrib, core
 from .distributed import DataParallel
 from .io import load, save
+from .static.lod import create_lod_tensor
 from . import metric, tensor_functions
 from .nn import Layer, Linear
 
@@ -24,7 +25,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter",
            "imperative", "in_dynamic_mode", "initializer", "io", "is_compiled_with_cuda",
            "layers", "lr", "mode", "nn", "no_grad", "ops", "optimizer", "param_attr", "random",
            "reader", "regularizer", "seed", "serialization", "static", "to_tensor",
-           "to_variable", "unique_name", "save", "load", "metric", "Layer", "Linear"]
+           "to_variable", "unique_name", "save", "load", "metric", "Layer", "Linear",
+           "create_lod_tensor"]
 # Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, and the 2.0
 # tensor functions (matmul, mean, reshape, concat, ...).
 __all__ += reexport(globals(), [static, param_attr, reader, tensor_functions])

@@ -13,6 +13,7 @@ import numbers
 from .. import unique_name
 from ..dispatch import apply
 from ..dtypes import dtype_name
+from ..static.lod import lengths_of, set_lengths
 from .checks import FLOATS, check_type, check_variable
 from .math import apply_act
 
@@ -270,7 +271,9 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     ids = input
     if len(input.shape) >= 2 and input.shape[-1] == 1:
         ids = apply("squeeze", [input], {"axes": [len(input.shape) - 1]})
-    return apply("lookup_table", [weight, ids], {"padding_idx": pad})
+    out = apply("lookup_table", [weight, ids], {"padding_idx": pad})
+    lengths = lengths_of(input)  # a padded sequence batch stays one, with the same lengths
+    return out if lengths is None else set_lengths(out, lengths)
 
 
 def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None, name=None):

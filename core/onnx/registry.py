@@ -31,6 +31,11 @@ NOT_EXPORTABLE = {
                          "exported programs hold the unfused elementwise ops",
     "relu_pool2d": "made by the executor's optimisation passes on its private clone; exported "
                    "programs hold relu and pool2d",
+    "linear_chain_crf": "a training loss (the CRF's negative log-likelihood); inference "
+                        "programs decode with crf_decoding",
+    "crf_decoding": "Viterbi decoding: its backtracking loop over the steps has no ONNX "
+                    "mapping yet",
+    "chunk_eval": "an evaluation metric over Python-side chunk sets, not an inference op",
     "c_allreduce_sum": "collective across processes (data-parallel training programs only)",
     "c_allreduce_max": "collective across processes (data-parallel training programs only)",
     "c_allreduce_min": "collective across processes (data-parallel training programs only)",

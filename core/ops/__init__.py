@@ -1,7 +1,7 @@
 """The op set. Importing this package registers every op (one module per family)."""
-from . import (activation, collective, control_flow, conv, creation, elementwise, fused, indexing,
-               loss, math, nn, norm, optimizer, pool, reduce, registry, shape)
+from . import (activation, collective, control_flow, conv, creation, crf, elementwise, fused,
+               indexing, loss, math, nn, norm, optimizer, pool, reduce, registry, sequence, shape)
 
-__all__ = ["activation", "collective", "control_flow", "conv", "creation", "elementwise",
+__all__ = ["activation", "collective", "control_flow", "conv", "creation", "crf", "elementwise",
            "fused", "indexing", "loss", "math", "nn", "norm", "optimizer", "pool", "reduce",
-           "registry", "shape"]
+           "registry", "sequence", "shape"]

@@ -22,6 +22,7 @@ from .codegen import compile_plan
 from . import passes
 from .compiled import build_strategy_of, unwrap_program
 from .feed_source import pull_feeds
+from .lod import split_lod_feeds
 from .program import Program, Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
@@ -59,6 +60,7 @@ class Executor:
             program = unwrap_program(program, "Executor.run")
         scope = global_scope() if scope is None else scope
         feed = pull_feeds(program, self._feed_dict(feed))
+        split_lod_feeds(program, feed)
         fetch_names = names_of(fetch_list,
                                "Executor.run: fetch_list entries must be Variables or names")
         gb = program.global_block()

@@ -12,18 +12,71 @@ import numpy as np
 
 from ..backend import as_numpy, to_place
 
-__all__ = ["LoDTensor", "Scope", "global_scope", "scope_guard"]
+__all__ = ["LoDTensor", "Scope", "check_recursive_lengths", "global_scope", "scope_guard"]
+
+
+def check_recursive_lengths(recursive_seq_lens, rows_shape, who="set_recursive_sequence_lengths"):
+    """One level of sequence lengths ``[[n_0, n_1, ...]]`` (non-negative ints adding up to the
+    number of rows ``rows_shape[0]``) as a tuple of ints."""
+    if not isinstance(recursive_seq_lens, (list, tuple)) or len(recursive_seq_lens) != 1 or \
+            not isinstance(recursive_seq_lens[0], (list, tuple, np.ndarray)):
+        raise ValueError(f"{who}: 'recursive_seq_lens' must be one level of lengths, "
+                         f"[[len_0, len_1, ...]] (nested levels are not supported), got "
+                         f"{recursive_seq_lens!r}")
+    lens = tuple(int(n) for n in recursive_seq_lens[0])
+    if any(n < 0 for n in lens):
+        raise ValueError(f"{who}: sequence lengths must be >= 0, got {list(lens)}")
+    rows = rows_shape[0] if rows_shape else 0
+    if sum(lens) != rows:
+        raise ValueError(f"{who}: the sequence lengths {list(lens)} add up to {sum(lens)}, but "
+                         f"the data has {rows} rows (shape {list(rows_shape)})")
+    return lens
 
 
 class LoDTensor:
-    """A view of one scope entry (or a fetched value when ``return_numpy=False``)."""
+    """A view of one scope entry (or a fetched value when ``return_numpy=False``), or a batch
+    of variable-length sequences made by :func:`core.create_lod_tensor`: packed rows plus
+    one level of sequence lengths (``recursive_sequence_lengths()``), which the executor
+    feeds to a ``data(..., lod_level=1)`` variable as a padded batch and its lengths."""
 
-    __slots__ = ("_name", "_scope", "_value")
+    __slots__ = ("_name", "_scope", "_value", "_lens")
 
     def __init__(self, scope=None, name=None, value=None):
         self._scope = scope
         self._name = name
         self._value = value
+        self._lens = None
+
+    def recursive_sequence_lengths(self):
+        """``[[len_0, len_1, ...]]`` (one level), or ``[]`` when no lengths are set."""
+        return [] if self._lens is None else [list(self._lens)]
+
+    def set_recursive_sequence_lengths(self, recursive_seq_lens):
+        """Set the sequence lengths: ``[[len_0, len_1, ...]]``; they must add up to the
+        number of rows."""
+        self._lens = check_recursive_lengths(recursive_seq_lens, self.shape())
+
+    def has_valid_recursive_sequence_lengths(self):
+        rows = self.shape()
+        return self._lens is not None and bool(rows) and sum(self._lens) == rows[0]
+
+    def lod(self):
+        """The lengths as offsets: ``[[0, len_0, len_0 + len_1, ...]]``."""
+        if self._lens is None:
+            return []
+        return [[0] + np.cumsum(self._lens, dtype=np.int64).tolist()]
+
+    def set_lod(self, lod):
+        """Set the lengths from offsets ``[[0, o_1, o_2, ...]]`` (non-decreasing, from 0)."""
+        if not isinstance(lod, (list, tuple)) or len(lod) != 1 or \
+                not isinstance(lod[0], (list, tuple)) or not lod[0] or lod[0][0] != 0:
+            raise ValueError(f"set_lod: 'lod' must be one level of offsets starting at 0, "
+                             f"[[0, o_1, ...]], got {lod!r}")
+        offsets = [int(o) for o in lod[0]]
+        lens = [b - a for a, b in zip(offsets, offsets[1:])]
+        if any(n < 0 for n in lens):
+            raise ValueError(f"set_lod: offsets must not decrease, got {offsets}")
+        self.set_recursive_sequence_lengths([lens])
 
     def _get(self):
         if self._scope is None:
