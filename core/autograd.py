@@ -183,8 +183,9 @@ def run_backward(root, grad=None, retain_graph=False):
             "backward() called on a tensor with stop_gradient=True: no input of the "
             "computation that produced it needs a gradient (set stop_gradient=False on them)")
     node = root._node
+    # The root keeps its seed gradient (leaf or not), as Paddle's ``loss.gradient()`` shows.
+    root._grad = seed.copy() if root._grad is None else root._grad + seed
     if node is None:  # a leaf
-        root._grad = seed.copy() if root._grad is None else root._grad + seed
         return
     if node.in_arrays is None:
         raise RuntimeError(
