@@ -373,3 +373,41 @@ def _advanced(g, v, x, placed, tinfo, rank):
                 news.append(len(final))
             final.append(d)
     return g.unsqueeze(y, news) if news else y
+
+
+class _PositionsView:
+    """``getitem``'s view of a ``setitem`` op, reading the flat positions of X instead of X."""
+
+    def __init__(self, v, positions):
+        self._v, self._positions = v, positions
+        self.attrs = v.attrs
+
+    def x(self, slot, i=0):
+        return self._positions if slot == "X" else self._v.x(slot, i)
+
+    def var(self, slot, i=0):
+        return self._v.var(slot, i)
+
+    def vars(self, slot):
+        return self._v.vars(slot)
+
+    def out_hint(self, slot, i=0):
+        return "positions"
+
+
+@mapper("setitem")
+def _setitem(g, v):
+    """``X[index] = Value``: the flat positions of X selected by the index (``getitem``'s
+    mapping applied to ``arange(size).reshape(shape(X))``) name the elements ScatterND writes
+    in the flattened X; Value is cast and expanded to the selection first."""
+    x, dt = v.x("X"), v.var("X").dtype
+    shape = g.shape_of(x)
+    size = g.node("ReduceProd", [shape], keepdims=1)
+    flat = g.node("Range", [g.const(0, np.int64), g.node("Squeeze", [size]),
+                            g.const(1, np.int64)])
+    positions = g.node("Reshape", [flat, shape])
+    sel = _getitem(g, _PositionsView(v, positions))["Out"]
+    value = g.cast(v.x("Value"), v.var("Value").dtype, dt)
+    upd = g.reshape(g.node("Expand", [value, g.shape_of(sel)]), [-1])
+    out = g.node("ScatterND", [g.reshape(x, [-1]), g.unsqueeze(g.reshape(sel, [-1]), [1]), upd])
+    return {"Out": g.node("Reshape", [out, shape], hint=v.out_hint("Out"))}
