@@ -11,7 +11,8 @@ from ._shapes import ShapeError, broadcast_shapes, normalize_axis, unbroadcast
 from .registry import Meta, OpDef, register_op
 
 __all__ = ["check_index", "check_scatter_updates", "decode_index", "gather", "gather_nd", "getitem",
-           "getitem_shape", "one_hot", "scatter", "setitem", "setitem_value_shape", "slice", "slice_index", "strided_slice", "where"]
+           "getitem_shape", "one_hot", "scatter", "setitem", "setitem_value_shape", "slice",
+           "slice_index", "strided_slice", "where"]
 
 _pyslice = slice
 
@@ -456,7 +457,7 @@ class setitem(OpDef):
         return out
 
     def backward(self, ctx, ins, outs, douts, index):
-        x, value, arrays = ins
+        _x, value, arrays = ins
         idx = decode_index(index, arrays, ctx.xp)
         dout = douts[0]
         gx = gv = None
