@@ -411,3 +411,38 @@ def _setitem(g, v):
     upd = g.reshape(g.node("Expand", [value, g.shape_of(sel)]), [-1])
     out = g.node("ScatterND", [g.reshape(x, [-1]), g.unsqueeze(g.reshape(sel, [-1]), [1]), upd])
     return {"Out": g.node("Reshape", [out, shape], hint=v.out_hint("Out"))}
+
+
+def _int64_vector(g, v, slot):
+    return g.cast(v.x(slot), v.var(slot).dtype, np.int64)
+
+
+@mapper("fill_constant_tensor")
+def _fill_constant_tensor(g, v):
+    dt = v.out_var("Out").dtype
+    value = g.const(np.array(v.attrs["value"], dtype=dt), dt)
+    shape = _int64_vector(g, v, "ShapeTensor")
+    return {"Out": g.node("Expand", [value, shape], hint=v.out_hint("Out"))}
+
+
+@mapper("tile_tensor")
+def _tile_tensor(g, v):
+    x, rank = v.x("X"), v.rank("X")
+    reps = _int64_vector(g, v, "RepeatTimes")
+    n = len(v.attrs["repeat_times"])
+    if n > rank:
+        x = g.unsqueeze(x, list(range(n - rank)))
+    elif n < rank:
+        reps = g.node("Concat", [g.const([1] * (rank - n)), reps], axis=0)
+    return {"Out": g.node("Tile", [x, reps], hint=v.out_hint("Out"))}
+
+
+@mapper("slice_tensor")
+def _slice_tensor(g, v):
+    # NOTE: ONNX Slice counts negative bounds from the end and clamps, as Python slices do.
+    rank = v.rank("Input")
+    axes = [int(a) % max(rank, 1) for a in v.attrs["axes"]]
+    out = g.node("Slice", [v.x("Input"), _int64_vector(g, v, "StartsTensor"),
+                           _int64_vector(g, v, "EndsTensor"), g.const(axes)],
+                 hint=v.out_hint("Out"))
+    return {"Out": out}

@@ -12,7 +12,7 @@ from .registry import Meta, OpDef, register_op
 
 __all__ = ["check_index", "check_scatter_updates", "decode_index", "gather", "gather_nd", "getitem",
            "getitem_shape", "one_hot", "scatter", "setitem", "setitem_value_shape", "slice",
-           "slice_index", "strided_slice", "where"]
+           "slice_index", "slice_tensor", "strided_slice", "where"]
 
 _pyslice = slice
 
@@ -60,6 +60,45 @@ class _Slice(OpDef):
 @register_op
 class slice(_Slice):
     attrs = {"axes": [], "starts": [], "ends": []}
+
+
+@register_op
+class slice_tensor(_Slice):
+    """``slice`` whose starts and ends are the 1-D int tensors ``StartsTensor`` and
+    ``EndsTensor`` (one entry per axis, Paddle's StartsTensor / EndsTensor), known only at run
+    time. The ``starts`` / ``ends`` attrs are the static view: None where a tensor decides."""
+
+    inputs = ("Input", "StartsTensor", "EndsTensor")
+    nondiff_inputs = ("StartsTensor", "EndsTensor")
+    attrs = {"axes": [], "starts": [], "ends": []}
+
+    def infer(self, x, starts_t, ends_t, axes, starts, ends):
+        for name, t in (("starts", starts_t), ("ends", ends_t)):
+            if len(t.shape) != 1 or t.shape[0] not in (-1, len(axes)):
+                raise ShapeError(f"slice: the {name} tensor has shape {list(t.shape)}, "
+                                 f"expected [{len(axes)}]")
+        known = [(a, s, e) for a, s, e in zip(axes, starts, ends)
+                 if s is not None and e is not None]
+        idx = slice_index(len(x.shape), [k[0] for k in known], [k[1] for k in known],
+                          [k[2] for k in known], None, "slice")
+        out = [_slice_len(d, sl) for d, sl in zip(x.shape, idx)]
+        for a, s, e in zip(axes, starts, ends):
+            if s is None or e is None:
+                out[normalize_axis(int(a), len(x.shape), "slice: axes entry")] = -1
+        return Meta(tuple(out), x.dtype)
+
+    def _bounds(self, starts_t, ends_t, attrs):
+        starts = [int(v) for v in starts_t.reshape(-1).tolist()]
+        ends = [int(v) for v in ends_t.reshape(-1).tolist()]
+        return {"axes": attrs["axes"], "starts": starts, "ends": ends}
+
+    def forward(self, ctx, x, starts_t, ends_t, **attrs):
+        return _Slice.forward(self, ctx, x, **self._bounds(starts_t, ends_t, attrs))
+
+    def backward(self, ctx, ins, outs, douts, **attrs):
+        (g,) = _Slice.backward(self, ctx, ins[:1], outs, douts,
+                               **self._bounds(ins[1], ins[2], attrs))
+        return g, None, None
 
 
 @register_op

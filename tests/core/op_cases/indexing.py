@@ -75,6 +75,14 @@ CASES = {
         Case([f32(3, 4, 2)], {"axes": [0, 1], "starts": [-2, 0], "ends": [100, -1]}, ref=_slice,
              name="negative-and-clamped"),
     ],
+    "slice_tensor": [
+        Case([f32(3, 4), np.array([1], np.int64), np.array([3], np.int64)],
+             {"axes": [1], "starts": [None], "ends": [None]},
+             ref=lambda x, s, e, axes, starts, ends: x[:, 1:3]),
+        Case([f32(3, 4, 2), np.array([-2, 0], np.int32), np.array([100, -1], np.int32)],
+             {"axes": [0, 1], "starts": [None, 0], "ends": [100, None]},
+             ref=lambda x, s, e, axes, starts, ends: x[-2:100, 0:-1], name="negative-clamped"),
+    ],
     "strided_slice": [
         Case([f32(5, 4)], {"axes": [0, 1], "starts": [0, 3], "ends": [5, -5], "strides": [2, -1]},
              ref=_slice),
