@@ -6,7 +6,7 @@ import pytest
 
 import core
 from core import layers as L
-from translator import ProgramTranslator, declarative
+from translator import InputSpec, ProgramTranslator, declarative
 
 from .test_semantics import check
 
@@ -96,3 +96,19 @@ def test_float_shape_entry_is_a_clear_error_in_declarative_code():
     with pytest.raises(Exception, match=r"fill_constant\(\): argument 'shape\[0\]' must be an "
                                         r"int or a 1-element int tensor, got a float32"):
         declarative(bad)(core.to_tensor(X), core.to_tensor(np.array([2.0], np.float32)))
+
+
+def test_unknown_batch_dim_from_x_shape_with_input_spec():
+    def build(x):
+        m = L.ones([x.shape[0], 1], "float32")
+        y = L.reshape(x, [x.shape[0], 2, -1])
+        z = L.expand(m, [1, x.shape[1]])
+        return m, y, z
+
+    static = declarative(build, input_spec=[InputSpec([None, 4], "float32")])
+    for batch in (1, 3):
+        x = core.to_tensor(np.arange(batch * 4, dtype=np.float32).reshape(batch, 4))
+        for e, g in zip(build(x), static(x)):
+            np.testing.assert_array_equal(g.numpy(), e.numpy())
+    outs = static.get_concrete_program(core.to_tensor(np.ones((2, 4), np.float32))).outputs
+    assert [list(o.shape) for o in outs] == [[-1, 1], [-1, 2, -1], [-1, 4]]
