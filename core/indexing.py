@@ -48,6 +48,9 @@ def setitem(x, index, value):
         value = np.asarray(value)
     items, tensors = encode_index(index, x if eager else None, "setitem")
     if not eager:
+        if getattr(x, "type", "lod_tensor") != "lod_tensor":
+            raise TypeError(f"setitem: static Variable '{x.name}' is a {x.type}; write an "
+                            "element of a tensor array with core.layers.array_write")
         if getattr(x, "persistable", False):
             raise TypeError(
                 f"setitem: static Variable '{x.name}' is persistable (a parameter or global "

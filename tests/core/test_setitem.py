@@ -139,6 +139,9 @@ def test_errors():
             p = layers.create_parameter([2, 3], "float32")
             with pytest.raises(TypeError, match="is persistable"):
                 p[0] = 1.0
+            arr = layers.create_array("float32")
+            with pytest.raises(TypeError, match="tensor_array; write an element"):
+                arr[0] = layers.fill_constant([2], "float32", 1.0)
             d = core.static.data("d", [-1, 3], "float32")
             with pytest.raises(ValueError, match="cannot be assigned"):
                 d[0] = np.ones(4, np.float32)
