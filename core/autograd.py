@@ -95,17 +95,50 @@ def register_tensor_type(cls):
     _tensor_type.append(cls)
 
 
+# ``x[i] = v`` on an eager tensor gives the object ``x`` a new value (a new array and the
+# ``setitem`` node); the value it had lives on in a shell tensor, the node's input. Ops
+# recorded before that still name ``x`` among their inputs: ``_rebound`` maps ``id(x)`` to
+# ``(weakref to x, [shells])`` so the backward pass gives their gradient to the shell whose
+# array they read. Only tensors that were assigned into are listed.
+_rebound = {}
+
+
+def record_rebind(t, shell):
+    """Note that tensor ``t`` took a new value and ``shell`` holds the one it had."""
+    entry = _rebound.get(id(t))
+    if entry is None or entry[0]() is not t:
+        key = id(t)
+        entry = _rebound[key] = (weakref.ref(t, lambda _, k=key: _rebound.pop(k, None)), [])
+    entry[1].append(shell)
+
+
+def _as_read(t, arr):
+    """The identity of rebound tensor ``t`` whose array ``arr`` an op read."""
+    entry = _rebound.get(id(t))
+    if entry is None or entry[0]() is not t or arr is None or arr is t._data:
+        return t
+    for shell in entry[1]:
+        if shell._data is arr:
+            return shell
+    return t
+
+
 def _input_tensors(node):
     """[(slot index, position or None, tensor)] for every Tensor input of ``node``."""
     tensor = _tensor_type[0]
     res = []
+    rebound = _rebound
     for i, v in enumerate(node.inputs):
         tv = type(v)
         if tv is list or tv is tuple:
             for j, t in enumerate(v):
                 if isinstance(t, tensor):
+                    if rebound and id(t) in rebound and node.in_arrays is not None:
+                        t = _as_read(t, node.in_arrays[i][j])
                     res.append((i, j, t))
         elif isinstance(v, tensor):
+            if rebound and id(v) in rebound and node.in_arrays is not None:
+                v = _as_read(v, node.in_arrays[i])
             res.append((i, None, v))
     return res
 
@@ -183,8 +216,9 @@ def run_backward(root, grad=None, retain_graph=False):
             "backward() called on a tensor with stop_gradient=True: no input of the "
             "computation that produced it needs a gradient (set stop_gradient=False on them)")
     node = root._node
+    # The root keeps its seed gradient (leaf or not), as Paddle's ``loss.gradient()`` shows.
+    root._grad = seed.copy() if root._grad is None else root._grad + seed
     if node is None:  # a leaf
-        root._grad = seed.copy() if root._grad is None else root._grad + seed
         return
     if node.in_arrays is None:
         raise RuntimeError(

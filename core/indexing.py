@@ -5,6 +5,11 @@ Tensor / Variable / ndarray / list, or a tuple of those) into the op's ``index``
 plain JSON data such as ``[{"kind": "int", "value": 2}, {"kind": "slice", "start": None,
 "stop": 3, "step": None}, {"kind": "tensor", "input": 0}]``, plus the list of index tensors
 that ``{"kind": "tensor", "input": k}`` refers to. The op follows numpy's indexing rules.
+
+``x[index] = value`` (:func:`setitem`) is one ``setitem`` op whose result becomes the new
+value of the object ``x``, so eager tensors and static Variables agree: the name (and every
+other name for the same object) sees the new value, and values computed from ``x`` before
+keep theirs. The gradient reaches both the old value of ``x`` and ``value``.
 """
 import numbers
 
@@ -12,9 +17,10 @@ import numpy as np
 
 from . import mode as _mode
 from .dispatch import apply
-from .ops.indexing import check_index
+from .autograd import _tensor_type, is_grad_enabled, record_rebind
+from .ops.indexing import check_index, getitem_shape, setitem_value_shape
 
-__all__ = ["encode_index", "getitem"]
+__all__ = ["encode_index", "getitem", "setitem"]
 
 
 def getitem(x, index):
@@ -32,35 +38,90 @@ def getitem(x, index):
     return apply("getitem", [x, tensors], {"index": items})
 
 
-def encode_index(index, x=None):
+def setitem(x, index, value):
+    """``x[index] = value`` for an eager Tensor or a non-persistable static Variable: the
+    ``setitem`` op computes the new value and the object ``x`` takes it (see the module
+    docstring). ``value`` is a tensor, Variable, ndarray, list or number broadcastable to
+    the selection; it is cast to ``x``'s dtype."""
+    eager = _mode.in_dynamic_mode()
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    items, tensors = encode_index(index, x if eager else None, "setitem")
+    if not eager:
+        if getattr(x, "type", "lod_tensor") != "lod_tensor":
+            raise TypeError(f"setitem: static Variable '{x.name}' is a {x.type}; write an "
+                            "element of a tensor array with core.layers.array_write")
+        if getattr(x, "persistable", False):
+            raise TypeError(
+                f"setitem: static Variable '{x.name}' is persistable (a parameter or global "
+                "variable); x[index] = value gives x a new value inside the program, which a "
+                "persistable variable cannot take: assign into a copy (y = "
+                "core.layers.assign(x); y[index] = value)")
+        out = apply("setitem", [x, value, tensors], {"index": items})
+        x._rebind(out)
+        return
+    arrays = [t._data for t in tensors]
+    tinfo = [(tuple(a.shape), a.dtype.kind == "b") for a in arrays]
+    check_index(tuple(x.shape), items, tinfo, arrays)
+    setitem_value_shape(getitem_shape(tuple(x.shape), items, tinfo),
+                        tuple(np.shape(value)) if not hasattr(value, "shape") else
+                        tuple(value.shape))
+    grad = is_grad_enabled()
+    if grad and x._node is None and not x.stop_gradient:
+        raise RuntimeError(
+            f"setitem: tensor '{x.name}' is a leaf that needs a gradient (stop_gradient=False); "
+            "assigning into it would lose its gradient. Assign into a copy (y = x.clone() or "
+            "x * 1) or under core.no_grad()")
+    shell = _shell(x)
+    out = apply("setitem", [shell, shell if value is x else value, tensors], {"index": items})
+    if shell._node is not None or out._node is not None:
+        record_rebind(x, shell)
+    x._data = out._data
+    if out._node is not None:
+        x._node, x._out_idx, x.stop_gradient = out._node, out._out_idx, False
+    elif x._node is not None:  # under no_grad: the new value is cut off from the graph
+        x._node, x._out_idx, x.stop_gradient = None, (0, None), True
+
+
+def _shell(x):
+    """A new plain Tensor with ``x``'s current value and place in the graph."""
+    shell = object.__new__(_tensor_type[0])
+    shell._data, shell._name, shell._grad = x._data, None, None
+    shell._node, shell._out_idx, shell._detached = x._node, x._out_idx, x._detached
+    shell.stop_gradient, shell.persistable = x.stop_gradient, False
+    return shell
+
+
+def encode_index(index, x=None, what="getitem"):
     """``(items, index_tensors)`` for a Python index. With an eager tensor ``x``, arrays and
     lists become eager tensors on ``x``'s place and 1-element tensor slice bounds become
-    ints; without one (static mode) they stay ndarrays / Variables."""
+    ints; without one (static mode) they stay ndarrays / Variables. ``what`` names the
+    operation in errors."""
     if not isinstance(index, tuple):
         index = (index,)
     items, tensors = [], []
     for item in index:
-        items.append(_encode_item(item, tensors, x))
+        items.append(_encode_item(item, tensors, x, what))
     return items, tensors
 
 
-def _encode_item(item, tensors, x):
+def _encode_item(item, tensors, x, what="getitem"):
     if item is None:
         return {"kind": "none"}
     if item is Ellipsis:
         return {"kind": "ellipsis"}
     if isinstance(item, slice):
-        return {"kind": "slice", "start": _bound(item.start, "start"),
-                "stop": _bound(item.stop, "stop"), "step": _bound(item.step, "step")}
+        return {"kind": "slice", "start": _bound(item.start, "start", what),
+                "stop": _bound(item.stop, "stop", what), "step": _bound(item.step, "step", what)}
     if isinstance(item, (bool, np.bool_)):
-        raise TypeError(f"getitem: a Python bool ({item}) is not a supported index; use a bool "
+        raise TypeError(f"{what}: a Python bool ({item}) is not a supported index; use a bool "
                         "tensor mask")
     if isinstance(item, numbers.Integral):
         return {"kind": "int", "value": int(item)}
     if _is_tensor_like(item) or isinstance(item, (list, tuple, np.ndarray)):
-        tensors.append(_index_tensor(item, x))
+        tensors.append(_index_tensor(item, x, what))
         return {"kind": "tensor", "input": len(tensors) - 1}
-    raise TypeError(f"getitem: unsupported index {item!r} of type {type(item).__name__}; "
+    raise TypeError(f"{what}: unsupported index {item!r} of type {type(item).__name__}; "
                     "expected an int, slice, None, Ellipsis, or an int / bool Tensor, list or "
                     "ndarray")
 
@@ -73,25 +134,25 @@ def _is_static_variable(v):
     return _is_tensor_like(v) and getattr(v, "block", None) is not None
 
 
-def _bound(v, which):
+def _bound(v, which, what="getitem"):
     """A slice bound as an int (or None)."""
     if v is None or (isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))):
         return None if v is None else int(v)
     if _is_static_variable(v):
         raise TypeError(
-            f"getitem: slice {which} is a static Variable ('{v.name}'); in static mode slice "
+            f"{what}: slice {which} is a static Variable ('{v.name}'); in static mode slice "
             "bounds must be Python ints (use Python values, e.g. from x.shape, or "
             "core.layers.slice / gather)")
     if _is_tensor_like(v):
         if np.dtype(v.dtype).kind not in "iu" or int(np.prod(v.shape)) != 1:
-            raise TypeError(f"getitem: slice {which} must be an int or a 1-element int tensor, "
+            raise TypeError(f"{what}: slice {which} must be an int or a 1-element int tensor, "
                             f"got a {np.dtype(v.dtype).name} tensor of shape {list(v.shape)}")
         return int(v)
-    raise TypeError(f"getitem: slice {which} must be an int, None or a 1-element int tensor, "
+    raise TypeError(f"{what}: slice {which} must be an int, None or a 1-element int tensor, "
                     f"got {v!r} of type {type(v).__name__}")
 
 
-def _index_tensor(item, x):
+def _index_tensor(item, x, what="getitem"):
     """An int / bool index as a tensor (eager), or a Variable / ndarray (static)."""
     if _is_tensor_like(item):
         kind, shape = np.dtype(item.dtype).kind, list(item.shape)
@@ -103,10 +164,10 @@ def _index_tensor(item, x):
         kind, shape = arr.dtype.kind, list(arr.shape)
         value = arr
     if kind not in "iub":
-        raise TypeError(f"getitem: an index tensor must hold ints or bools, got "
+        raise TypeError(f"{what}: an index tensor must hold ints or bools, got "
                         f"{np.dtype(value.dtype).name} of shape {shape}")
     if kind == "b" and not shape:
-        raise TypeError("getitem: a 0-d bool index is not supported; use a mask with the "
+        raise TypeError(f"{what}: a 0-d bool index is not supported; use a mask with the "
                         "shape of the dims it selects")
     if x is not None and not _is_tensor_like(value):
         from .tensor import to_tensor

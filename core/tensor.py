@@ -161,8 +161,14 @@ class Tensor(TensorOps):
         run_backward(self, grad, retain_graph)
 
     def gradient(self):
-        """The accumulated gradient as a numpy array, or None when there is none."""
-        return None if self._grad is None else as_numpy(self._grad)
+        """A copy of the accumulated gradient as a numpy array the caller owns (later steps and
+        ``clear_gradient`` never change it), or None when there is none. After
+        ``loss.backward()``, ``loss.gradient()`` is the seed gradient (ones by default)."""
+        if self._grad is None:
+            return None
+        g = as_numpy(self._grad)
+        # NOTE: as_numpy copies a device array but returns a host array itself: copy that.
+        return g.copy() if g is self._grad else g
 
     def clear_gradient(self, set_to_zero=True):
         """Zero the gradient in place (or drop it with ``set_to_zero=False``)."""

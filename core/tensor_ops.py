@@ -4,6 +4,7 @@ Each one applies a registered op through :func:`core.dispatch.apply`, so the sam
 computes now in eager mode and appends an operator in static mode.
 """
 from .dispatch import apply
+from .indexing import getitem, setitem
 
 __all__ = ["TensorOps"]
 
@@ -118,9 +119,10 @@ class TensorOps:
 
     # -- indexing --------------------------------------------------------------------------------
     def __getitem__(self, index):
-        from .indexing import getitem
-
         return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        setitem(self, index, value)
 
     # -- methods ---------------------------------------------------------------------------------
     def sum(self, axis=None, keepdim=False):

@@ -4,6 +4,11 @@ gaussian_random.
 
 ``shape`` is a list (or tuple) of non-negative ints and ``dtype`` a dtype name or numpy dtype;
 results have exactly that dtype. In eager mode a 1-element tensor may stand for a number.
+
+Dynamic shapes: a ``shape`` (and the other shape / position lists of the functional API,
+through :func:`dynamic_ints`) may hold 1-element int tensors, or be a whole 1-D int tensor.
+Eager tensors are read at once; static Variables become a tensor input of the op (Paddle's
+ShapeTensor), and shape inference gives -1 for the dims they decide.
 """
 import numbers
 
@@ -21,20 +26,80 @@ __all__ = ["fill_constant", "ones", "zeros", "ones_like", "zeros_like", "assign"
            "create_global_var"]
 
 
+def _int_tensor(v, arg, api, whole=False):
+    """Check that ``v`` is a 1-element int tensor (``whole``: a 1-D int tensor)."""
+    kind = np.dtype(v.dtype).kind
+    shape = list(v.shape) if v.shape is not None else []
+    if whole:
+        ok = kind in "iu" and len(shape) == 1
+        what = "a 1-D int tensor"
+    else:
+        ok = kind in "iu" and all(d == 1 for d in shape)
+        what = "an int or a 1-element int tensor"
+    if not ok:
+        raise TypeError(f"{api}(): argument '{arg}' must be {what}, got a "
+                        f"{np.dtype(v.dtype).name} tensor of shape {shape}")
+
+
+def dynamic_ints(values, arg, api):
+    """The entries of a shape or position list ``values``: ``(ints, None)`` when all are known
+    now (Python ints; in eager mode also 1-element int tensors, or one 1-D int tensor), else
+    ``(view, tensor)``: the static view (None where a static Variable decides) and an int64
+    1-D Variable holding every entry at run time."""
+    if is_variable_like(values):
+        _int_tensor(values, arg, api, whole=True)
+        if getattr(values, "block", None) is None:
+            return [int(v) for v in values.numpy().reshape(-1).tolist()], None
+        n = values.shape[0]
+        if n < 0:
+            raise ValueError(f"{api}(): argument '{arg}' is a Variable of shape "
+                             f"{list(values.shape)}: its length must be known")
+        if values.dtype != np.int64:
+            values = apply("cast", [values], {"out_dtype": "int64"})
+        return [None] * n, values
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{api}(): argument '{arg}' must be a list of ints or an int tensor, "
+                        f"got {type(values).__name__} ({values!r})")
+    ints, dynamic = [], False
+    for k, v in enumerate(values):
+        if is_variable_like(v):
+            _int_tensor(v, f"{arg}[{k}]", api)
+            if getattr(v, "block", None) is None:
+                ints.append(int(v.numpy().reshape(-1)[0]))
+            else:
+                ints.append(None)
+                dynamic = True
+        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)):
+            raise TypeError(f"{api}(): argument '{arg}' must hold ints or 1-element int "
+                            f"tensors, got {list(values)!r} (element {k}: {v!r} of type "
+                            f"{type(v).__name__})")
+        else:
+            ints.append(int(v))
+    if not dynamic:
+        return ints, None
+    parts = []
+    for v, i in zip(values, ints):
+        if i is None:
+            v = v if v.dtype == np.int64 else apply("cast", [v], {"out_dtype": "int64"})
+            parts.append(apply("reshape", [v], {"shape": [1]}))
+        else:
+            parts.append(apply("fill_constant", [], {"shape": [1], "dtype": "int64",
+                                                     "value": i}))
+    return ints, apply("concat", [parts], {"axis": 0})
+
+
 def _shape(shape, api):
-    if not isinstance(shape, (list, tuple)):
-        raise TypeError(f"{api}(): argument 'shape' must be a list of ints, got "
-                        f"{type(shape).__name__} ({shape!r})")
-    dims = []
-    for d in shape:
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (numbers.Integral, np.integer)):
-            raise TypeError(f"{api}(): argument 'shape' must hold ints, got {shape!r} (element "
-                            f"{d!r} of type {type(d).__name__})")
-        if d < 0:
-            raise ValueError(f"{api}(): argument 'shape' must hold non-negative dims, got "
-                             f"{list(shape)}")
-        dims.append(int(d))
-    return dims
+    """``(dims, tensor)``: the dims (-1 where ``tensor``, a static Variable, decides)."""
+    dims, tensor = dynamic_ints(shape, "shape", api)
+    if any(d is not None and d < 0 for d in dims):
+        raise ValueError(f"{api}(): argument 'shape' must hold non-negative dims, got {dims}")
+    return [-1 if d is None else d for d in dims], tensor
+
+
+def _create(op_type, attrs, tensor, outputs=None):
+    if tensor is None:
+        return apply(op_type, [], attrs, outputs=outputs)
+    return apply(op_type + "_tensor", [tensor], attrs, outputs=outputs)
 
 
 def _dtype(dtype, api, floating=False):
@@ -69,9 +134,10 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of ``shape`` and ``dtype`` filled with ``value`` (written into ``out`` when
     given)."""
     api = "fill_constant"
-    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api),
+    dims, tensor = _shape(shape, api)
+    attrs = {"shape": dims, "dtype": _dtype(dtype, api),
              "value": _number(value, "value", api, allow_bool=True)}
-    return apply("fill_constant", [], attrs, outputs=_out(out, "out", api))
+    return _create("fill_constant", attrs, tensor, outputs=_out(out, "out", api))
 
 
 def ones(shape, dtype, force_cpu=False, name=None):
@@ -193,9 +259,10 @@ def uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None)
     lo, hi = float(_number(min, "min", api)), float(_number(max, "max", api))
     if lo > hi:
         raise ValueError(f"uniform_random(): argument 'min' ({lo}) must not exceed 'max' ({hi})")
-    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api, floating=True),
+    dims, tensor = _shape(shape, api)
+    attrs = {"shape": dims, "dtype": _dtype(dtype, api, floating=True),
              "min": lo, "max": hi, "seed": _seed(seed, api)}
-    return apply("uniform_random", [], attrs)
+    return _create("uniform_random", attrs, tensor)
 
 
 def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None):
@@ -204,9 +271,10 @@ def gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None
     std = float(_number(std, "std", api))
     if std < 0:
         raise ValueError(f"gaussian_random(): argument 'std' must be >= 0, got {std}")
-    attrs = {"shape": _shape(shape, api), "dtype": _dtype(dtype, api, floating=True),
+    dims, tensor = _shape(shape, api)
+    attrs = {"shape": dims, "dtype": _dtype(dtype, api, floating=True),
              "mean": float(_number(mean, "mean", api)), "std": std, "seed": _seed(seed, api)}
-    return apply("gaussian_random", [], attrs)
+    return _create("gaussian_random", attrs, tensor)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
@@ -230,11 +298,14 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     """A tensor of ``shape`` filled with ``value`` (fluid's ``layers.create_global_var``): an
     eager tensor in eager mode, a global-block variable set by the startup program in static
     mode."""
-    shape = _shape(shape, "create_global_var")
+    shape, tensor = _shape(shape, "create_global_var")
+    if tensor is not None:
+        raise TypeError("create_global_var(): argument 'shape' must be known when the program "
+                        f"is built (Python ints), got {shape} with Variables at -1")
     if not _mode.in_dynamic_mode():
-        from ..static.builder import create_global_var as _create
+        from ..static.builder import create_global_var as _create_global
 
-        return _create(shape, value, dtype, persistable=persistable, force_cpu=force_cpu,
+        return _create_global(shape, value, dtype, persistable=persistable, force_cpu=force_cpu,
                        name=name)
     out = fill_constant(shape, dtype, value)
     out.persistable = bool(persistable)

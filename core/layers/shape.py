@@ -14,6 +14,7 @@ from ..ops._shapes import ShapeError
 from ..ops.indexing import check_scatter_updates
 from ..ops.shape import reshape_target, split_sizes
 from .checks import check_axis, check_type, check_variable, is_variable_like
+from .creation import dynamic_ints
 
 __all__ = ["concat", "expand", "expand_as", "flatten", "gather", "gather_nd", "one_hot", "pad",
            "reshape", "scatter", "shape", "slice", "split", "squeeze", "stack", "strided_slice",
@@ -80,37 +81,15 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     ignored (the result is always a new tensor)."""
     check_variable(x, "x", "reshape")
     if actual_shape is not None:
-        shape = _ints(actual_shape, "actual_shape", "reshape")
-    if not _mode.in_dynamic_mode() and isinstance(shape, (list, tuple)) and \
-            any(is_variable_like(d) for d in shape):
-        out = _reshape_by_tensor(x, shape)
-        return apply(act, [out]) if act else out
-    shape = _ints(shape, "shape", "reshape")
-    _shape_error("reshape", "shape", reshape_target, x.shape, shape)
-    out = apply("reshape", [x], {"shape": shape})
+        shape = actual_shape
+    dims, tensor = dynamic_ints(shape, "shape", "reshape")
+    if tensor is not None:
+        view = [-1 if d is None else d for d in dims]
+        out = apply("reshape_tensor", [x, tensor], {"shape": view})
+    else:
+        _shape_error("reshape", "shape", reshape_target, x.shape, dims)
+        out = apply("reshape", [x], {"shape": dims})
     return apply(act, [out]) if act else out
-
-
-def _reshape_by_tensor(x, shape):
-    """Static ``reshape`` where some dims are Variables (e.g. ``x.shape[0]`` of an unknown
-    batch): the target becomes an int64 tensor read at run time."""
-    from .creation import fill_constant
-    from .math import cast
-
-    parts, static_view = [], []
-    for k, d in enumerate(shape):
-        if is_variable_like(d):
-            if d.dtype.kind not in "iu" or [s for s in d.shape if s != 1]:
-                raise TypeError(f"reshape(): argument 'shape'[{k}] is a tensor of dtype "
-                                f"{d.dtype.name} and shape {list(d.shape)}; expected one integer")
-            parts.append(reshape(cast(d, "int64"), [1]))
-            static_view.append(-1)
-        else:
-            v = _int(d, "shape", "reshape")
-            parts.append(fill_constant([1], "int64", v))
-            static_view.append(v)
-    target = concat(parts, axis=0)
-    return apply("reshape_tensor", [x, target], {"shape": static_view})
 
 
 def transpose(x, perm, name=None):
@@ -227,7 +206,10 @@ def _repeats(values, arg, api, rank=None):
 def expand(x, expand_times, name=None):
     """fluid's expand: ``x`` tiled ``expand_times[i]`` times along dim i."""
     check_variable(x, "x", "expand")
-    reps = _repeats(expand_times, "expand_times", "expand", len(x.shape))
+    dims, tensor = dynamic_ints(expand_times, "expand_times", "expand")
+    if tensor is not None:
+        return _tile_by_tensor(x, dims, tensor, "expand_times", "expand", len(x.shape))
+    reps = _repeats(dims, "expand_times", "expand", len(x.shape))
     return apply("expand", [x], {"expand_times": reps})
 
 
@@ -247,7 +229,20 @@ def tile(x, repeat_times, name=None):
     """``x`` repeated ``repeat_times[i]`` times along dim i (shorter lists and shapes are
     padded with leading 1s)."""
     check_variable(x, "x", "tile")
-    return apply("tile", [x], {"repeat_times": _repeats(repeat_times, "repeat_times", "tile")})
+    dims, tensor = dynamic_ints(repeat_times, "repeat_times", "tile")
+    if tensor is not None:
+        return _tile_by_tensor(x, dims, tensor, "repeat_times", "tile")
+    return apply("tile", [x], {"repeat_times": _repeats(dims, "repeat_times", "tile")})
+
+
+def _tile_by_tensor(x, dims, tensor, arg, api, rank=None):
+    """Static tile / expand whose repeat counts a Variable decides (-1 in the static view)."""
+    if any(d is not None and d < 1 for d in dims) or (rank is not None and len(dims) != rank):
+        need = "" if rank is None else f"{rank} "
+        raise ValueError(f"{api}(): argument '{arg}' must be {need}positive ints, got "
+                         f"{[('?' if d is None else d) for d in dims]}")
+    view = [-1 if d is None else d for d in dims]
+    return apply("tile_tensor", [x, tensor], {"repeat_times": view})
 
 
 def _slice_attrs(api, x, axes, starts, ends, strides=None):
@@ -271,8 +266,23 @@ def _slice_attrs(api, x, axes, starts, ends, strides=None):
 
 def slice(input, axes, starts, ends):
     """``input`` restricted to ``[starts[i], ends[i])`` along ``axes[i]`` (negative bounds count
-    from the end; out-of-range bounds are clamped)."""
-    return apply("slice", [input], _slice_attrs("slice", input, axes, starts, ends))
+    from the end; out-of-range bounds are clamped). ``starts`` / ``ends`` may hold 1-element
+    int tensors or be int tensors (see Dynamic shapes in :mod:`core.layers.creation`)."""
+    api = "slice"
+    s_dims, s_tensor = dynamic_ints(starts, "starts", api)
+    e_dims, e_tensor = dynamic_ints(ends, "ends", api)
+    if s_tensor is None and e_tensor is None:
+        return apply("slice", [input], _slice_attrs(api, input, axes, s_dims, e_dims))
+    attrs = _slice_attrs(api, input, axes, [0 if d is None else d for d in s_dims],
+                         [0 if d is None else d for d in e_dims])
+    attrs["starts"], attrs["ends"] = s_dims, e_dims
+    if s_tensor is None:
+        s_tensor = apply("assign_value", [], {"shape": [len(s_dims)], "dtype": "int64",
+                                               "values": s_dims})
+    if e_tensor is None:
+        e_tensor = apply("assign_value", [], {"shape": [len(e_dims)], "dtype": "int64",
+                                               "values": e_dims})
+    return apply("slice_tensor", [input, s_tensor, e_tensor], attrs)
 
 
 def strided_slice(input, axes, starts, ends, strides):

@@ -373,3 +373,76 @@ def _advanced(g, v, x, placed, tinfo, rank):
                 news.append(len(final))
             final.append(d)
     return g.unsqueeze(y, news) if news else y
+
+
+class _PositionsView:
+    """``getitem``'s view of a ``setitem`` op, reading the flat positions of X instead of X."""
+
+    def __init__(self, v, positions):
+        self._v, self._positions = v, positions
+        self.attrs = v.attrs
+
+    def x(self, slot, i=0):
+        return self._positions if slot == "X" else self._v.x(slot, i)
+
+    def var(self, slot, i=0):
+        return self._v.var(slot, i)
+
+    def vars(self, slot):
+        return self._v.vars(slot)
+
+    def out_hint(self, slot, i=0):
+        return "positions"
+
+
+@mapper("setitem")
+def _setitem(g, v):
+    """``X[index] = Value``: the flat positions of X selected by the index (``getitem``'s
+    mapping applied to ``arange(size).reshape(shape(X))``) name the elements ScatterND writes
+    in the flattened X; Value is cast and expanded to the selection first."""
+    x, dt = v.x("X"), v.var("X").dtype
+    shape = g.shape_of(x)
+    size = g.node("ReduceProd", [shape], keepdims=1)
+    flat = g.node("Range", [g.const(0, np.int64), g.node("Squeeze", [size]),
+                            g.const(1, np.int64)])
+    positions = g.node("Reshape", [flat, shape])
+    sel = _getitem(g, _PositionsView(v, positions))["Out"]
+    value = g.cast(v.x("Value"), v.var("Value").dtype, dt)
+    upd = g.reshape(g.node("Expand", [value, g.shape_of(sel)]), [-1])
+    out = g.node("ScatterND", [g.reshape(x, [-1]), g.unsqueeze(g.reshape(sel, [-1]), [1]), upd])
+    return {"Out": g.node("Reshape", [out, shape], hint=v.out_hint("Out"))}
+
+
+def _int64_vector(g, v, slot):
+    return g.cast(v.x(slot), v.var(slot).dtype, np.int64)
+
+
+@mapper("fill_constant_tensor")
+def _fill_constant_tensor(g, v):
+    dt = v.out_var("Out").dtype
+    value = g.const(np.array(v.attrs["value"], dtype=dt), dt)
+    shape = _int64_vector(g, v, "ShapeTensor")
+    return {"Out": g.node("Expand", [value, shape], hint=v.out_hint("Out"))}
+
+
+@mapper("tile_tensor")
+def _tile_tensor(g, v):
+    x, rank = v.x("X"), v.rank("X")
+    reps = _int64_vector(g, v, "RepeatTimes")
+    n = len(v.attrs["repeat_times"])
+    if n > rank:
+        x = g.unsqueeze(x, list(range(n - rank)))
+    elif n < rank:
+        reps = g.node("Concat", [g.const([1] * (rank - n)), reps], axis=0)
+    return {"Out": g.node("Tile", [x, reps], hint=v.out_hint("Out"))}
+
+
+@mapper("slice_tensor")
+def _slice_tensor(g, v):
+    # NOTE: ONNX Slice counts negative bounds from the end and clamps, as Python slices do.
+    rank = v.rank("Input")
+    axes = [int(a) % max(rank, 1) for a in v.attrs["axes"]]
+    out = g.node("Slice", [v.x("Input"), _int64_vector(g, v, "StartsTensor"),
+                           _int64_vector(g, v, "EndsTensor"), g.const(axes)],
+                 hint=v.out_hint("Out"))
+    return {"Out": out}

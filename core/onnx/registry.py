@@ -23,6 +23,10 @@ NOT_EXPORTABLE = {
     "conv2d_fusion": "fused op of eager layers only; static programs hold conv2d + bias + act",
     "gaussian_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
     "uniform_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",
+    "uniform_random_tensor": "random sampling: ONNX's generators cannot reproduce the "
+                             "executor's draws",
+    "gaussian_random_tensor": "random sampling: ONNX's generators cannot reproduce the "
+                              "executor's draws",
     "truncated_gaussian_random": "random sampling (parameter initialisation, startup programs)",
     "assert": "a run-time check that raises; ONNX graphs cannot raise",
     "fc": "made by the executor's optimisation passes on its private clone; saved and "

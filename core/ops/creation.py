@@ -1,5 +1,7 @@
 """Creation ops (fill_constant, fill_any_like, range, linspace) and random ops
-(uniform_random, gaussian_random, truncated_gaussian_random).
+(uniform_random, gaussian_random, truncated_gaussian_random); ``fill_constant_tensor``,
+``uniform_random_tensor`` and ``gaussian_random_tensor`` take their shape from a 1-D int
+tensor known only at run time (Paddle's ShapeTensor).
 
 None has a gradient. ``shape`` is a list of ints and ``dtype`` a dtype name; the output has
 exactly that dtype. Random ops draw from ``ctx.rng()`` when ``seed`` is 0, else from a fresh
@@ -12,7 +14,7 @@ from ..random import make_generator
 from ._shapes import ShapeError
 from .registry import Meta, OpDef, register_op
 
-__all__ = ["range_length"]
+__all__ = ["range_length", "shape_from_tensor"]
 
 
 class _Create(OpDef):
@@ -129,3 +131,59 @@ class truncated_gaussian_random(_Create):
             bad = ctx.xp.abs(z) > 2.0
             n_bad = int(bad.sum())
         return (mean + std * z).astype(convert_dtype(dtype), copy=False)
+
+
+def shape_from_tensor(target, shape, what):
+    """The run-time dims held by the 1-D int array ``target``, checked against the static
+    view ``shape`` (-1 where the tensor decides)."""
+    dims = [int(d) for d in target.reshape(-1).tolist()]
+    if len(dims) != len(shape) or any(d < 0 for d in dims) or \
+            any(s != -1 and s != d for s, d in zip(shape, dims)):
+        raise ShapeError(f"{what}: the shape tensor holds {dims}, expected {len(shape)} "
+                         f"non-negative dims matching {list(shape)} (-1: any)")
+    return dims
+
+
+class _CreateByTensor(OpDef):
+    """A creation op whose ``shape`` is the 1-D int tensor ``ShapeTensor``; the ``shape`` attr
+    is the static view (-1 where the tensor decides)."""
+
+    inputs = ("ShapeTensor",)
+    differentiable = False
+    base = None
+
+    def infer(self, target, shape, dtype, **attrs):
+        if len(target.shape) != 1 or target.shape[0] not in (-1, len(shape)):
+            raise ShapeError(f"{self.type}: the shape tensor has shape {list(target.shape)}, "
+                             f"expected [{len(shape)}]")
+        return Meta(tuple(int(d) for d in shape), convert_dtype(dtype))
+
+    def forward(self, ctx, target, shape, **attrs):
+        dims = shape_from_tensor(target, shape, self.type)
+        return self.base.forward(self, ctx, dims, **attrs)
+
+
+@register_op
+class fill_constant_tensor(_CreateByTensor):
+    """``fill_constant`` with the shape read from ``ShapeTensor``."""
+
+    attrs = {"shape": [], "dtype": "float32", "value": 0.0}
+    base = fill_constant
+
+
+@register_op
+class uniform_random_tensor(_CreateByTensor):
+    """``uniform_random`` with the shape read from ``ShapeTensor``."""
+
+    attrs = {"shape": [], "dtype": "float32", "min": -1.0, "max": 1.0, "seed": 0}
+    random = True
+    base = uniform_random
+
+
+@register_op
+class gaussian_random_tensor(_CreateByTensor):
+    """``gaussian_random`` with the shape read from ``ShapeTensor``."""
+
+    attrs = {"shape": [], "dtype": "float32", "mean": 0.0, "std": 1.0, "seed": 0}
+    random = True
+    base = gaussian_random

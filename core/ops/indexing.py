@@ -1,5 +1,6 @@
-"""Indexing ops: slice, strided_slice, gather, gather_nd, scatter, one_hot, where, and getitem
-(Python's ``x[index]``, with the index encoded as plain data; see :mod:`core.indexing`).
+"""Indexing ops: slice, strided_slice, gather, gather_nd, scatter, one_hot, where, getitem
+(Python's ``x[index]``, with the index encoded as plain data; see :mod:`core.indexing`) and
+setitem (``x[index] = value`` as a new value of ``x``).
 
 Index inputs never receive a gradient. Gradients of gathers are zeros plus a scatter-add
 (``xp.add.at``), so repeated indices accumulate.
@@ -10,7 +11,8 @@ from ._shapes import ShapeError, broadcast_shapes, normalize_axis, unbroadcast
 from .registry import Meta, OpDef, register_op
 
 __all__ = ["check_index", "check_scatter_updates", "decode_index", "gather", "gather_nd", "getitem",
-           "getitem_shape", "one_hot", "scatter", "slice", "slice_index", "strided_slice", "where"]
+           "getitem_shape", "one_hot", "scatter", "setitem", "setitem_value_shape", "slice",
+           "slice_index", "slice_tensor", "strided_slice", "where"]
 
 _pyslice = slice
 
@@ -58,6 +60,45 @@ class _Slice(OpDef):
 @register_op
 class slice(_Slice):
     attrs = {"axes": [], "starts": [], "ends": []}
+
+
+@register_op
+class slice_tensor(_Slice):
+    """``slice`` whose starts and ends are the 1-D int tensors ``StartsTensor`` and
+    ``EndsTensor`` (one entry per axis, Paddle's StartsTensor / EndsTensor), known only at run
+    time. The ``starts`` / ``ends`` attrs are the static view: None where a tensor decides."""
+
+    inputs = ("Input", "StartsTensor", "EndsTensor")
+    nondiff_inputs = ("StartsTensor", "EndsTensor")
+    attrs = {"axes": [], "starts": [], "ends": []}
+
+    def infer(self, x, starts_t, ends_t, axes, starts, ends):
+        for name, t in (("starts", starts_t), ("ends", ends_t)):
+            if len(t.shape) != 1 or t.shape[0] not in (-1, len(axes)):
+                raise ShapeError(f"slice: the {name} tensor has shape {list(t.shape)}, "
+                                 f"expected [{len(axes)}]")
+        known = [(a, s, e) for a, s, e in zip(axes, starts, ends)
+                 if s is not None and e is not None]
+        idx = slice_index(len(x.shape), [k[0] for k in known], [k[1] for k in known],
+                          [k[2] for k in known], None, "slice")
+        out = [_slice_len(d, sl) for d, sl in zip(x.shape, idx)]
+        for a, s, e in zip(axes, starts, ends):
+            if s is None or e is None:
+                out[normalize_axis(int(a), len(x.shape), "slice: axes entry")] = -1
+        return Meta(tuple(out), x.dtype)
+
+    def _bounds(self, starts_t, ends_t, attrs):
+        starts = [int(v) for v in starts_t.reshape(-1).tolist()]
+        ends = [int(v) for v in ends_t.reshape(-1).tolist()]
+        return {"axes": attrs["axes"], "starts": starts, "ends": ends}
+
+    def forward(self, ctx, x, starts_t, ends_t, **attrs):
+        return _Slice.forward(self, ctx, x, **self._bounds(starts_t, ends_t, attrs))
+
+    def backward(self, ctx, ins, outs, douts, **attrs):
+        (g,) = _Slice.backward(self, ctx, ins[:1], outs, douts,
+                               **self._bounds(ins[1], ins[2], attrs))
+        return g, None, None
 
 
 @register_op
@@ -414,3 +455,58 @@ class getitem(OpDef):
         else:
             g[idx] += douts[0]  # basic indexing never selects an element twice
         return g, None
+
+
+# -- setitem ---------------------------------------------------------------------------------
+
+def setitem_value_shape(sel, vshape, what="setitem"):
+    """Check that a value of shape ``vshape`` broadcasts to the selected shape ``sel``
+    (numpy's assignment rule: extra leading dims of size 1 are dropped); -1 dims match any."""
+    vshape = tuple(vshape)
+    lead = len(vshape) - len(sel)
+    if lead > 0 and all(d == 1 for d in vshape[:lead]):
+        vshape = vshape[lead:]
+    ok = len(vshape) <= len(sel) and all(
+        v in (1, -1) or s == -1 or v == s for v, s in zip(reversed(vshape), reversed(sel)))
+    if not ok:
+        raise ShapeError(f"{what}: a value of shape {list(vshape)} cannot be assigned to the "
+                         f"selection of shape {list(sel)} (it must broadcast to it)")
+
+
+@register_op
+class setitem(OpDef):
+    """``Out`` is a copy of ``X`` with ``Out[index] = Value`` (Value broadcast to the selection
+    and cast to X's dtype; the index is encoded as for ``getitem``). Gradients: X gets
+    ``dOut`` with the selection zeroed, Value the selection of ``dOut`` summed back to its
+    shape. With repeated entries in an index tensor the last write wins, as in numpy, and
+    each repeated position passes its gradient to Value."""
+
+    inputs = ("X", "Value", "Index*")
+    nondiff_inputs = ("Index",)
+    attrs = {"index": []}
+
+    def infer(self, x, value, index_metas, index):
+        sel = getitem_shape(tuple(x.shape), index, _tinfo(index_metas))
+        setitem_value_shape(sel, tuple(getattr(value, "shape", ())))
+        return Meta(tuple(x.shape), x.dtype)
+
+    def forward(self, ctx, x, value, arrays, index):
+        out = ctx.xp.array(x)
+        out[decode_index(index, arrays, ctx.xp) if arrays else _basic_index(index)] = value
+        return out
+
+    def backward(self, ctx, ins, outs, douts, index):
+        _x, value, arrays = ins
+        idx = decode_index(index, arrays, ctx.xp)
+        dout = douts[0]
+        gx = gv = None
+        if ctx.needs_grad[0]:
+            gx = ctx.xp.array(dout)
+            gx[idx] = 0
+        if ctx.needs_grad[1]:
+            vshape = tuple(getattr(value, "shape", ()))
+            g = dout[idx]
+            if len(vshape) > g.ndim:
+                g = g.reshape((1,) * (len(vshape) - g.ndim) + g.shape)
+            gv = unbroadcast(g, vshape)
+        return gx, gv, None

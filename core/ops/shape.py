@@ -12,7 +12,8 @@ from .registry import Meta, OpDef, register_op
 __all__ = ["concat", "expand", "expand_v2", "expand_v2_shape", "flatten", "flatten2d_shape",
            "flatten_contiguous_range", "flatten_shape", "pad", "pad_pairs", "prod_or_unknown",
            "reshape", "reshape_target", "shape", "split", "split_sizes", "squeeze", "squeeze_shape",
-           "stack", "tile", "tile_layout", "transpose", "unsqueeze", "unsqueeze_shape", "unstack"]
+           "stack", "tile", "tile_layout", "tile_tensor", "transpose", "unsqueeze",
+           "unsqueeze_shape", "unstack"]
 
 
 def prod_or_unknown(dims):
@@ -391,6 +392,44 @@ class expand(_Tile):
             raise ShapeError(f"expand: expand_times {list(attrs['expand_times'])} needs one "
                              f"entry per dim of the input shape {list(shape)}")
         return super()._layout(shape, attrs)
+
+
+@register_op
+class tile_tensor(_Tile):
+    """``tile`` / fluid ``expand`` whose repeat counts are the 1-D int tensor ``RepeatTimes``
+    (Paddle's RepeatTimes / ExpandTimes tensor); the ``repeat_times`` attr is the static view
+    (-1 where the tensor decides)."""
+
+    inputs = ("X", "RepeatTimes")
+    nondiff_inputs = ("RepeatTimes",)
+    attrs = {"repeat_times": []}
+    rep_attr = "repeat_times"
+
+    def infer(self, x, reps, repeat_times):
+        if len(reps.shape) != 1 or reps.shape[0] not in (-1, len(repeat_times)):
+            raise ShapeError(f"tile: the repeat-times tensor has shape {list(reps.shape)}, "
+                             f"expected [{len(repeat_times)}]")
+        n = max(len(x.shape), len(repeat_times))
+        shape = (1,) * (n - len(x.shape)) + tuple(x.shape)
+        reps = [1] * (n - len(repeat_times)) + [int(d) for d in repeat_times]
+        return Meta(tuple(-1 if d < 0 or k < 0 else d * k for d, k in zip(shape, reps)),
+                    x.dtype)
+
+    def _reps(self, reps, repeat_times):
+        got = [int(d) for d in reps.reshape(-1).tolist()]
+        if len(got) != len(repeat_times) or any(d < 1 for d in got) or \
+                any(s != -1 and s != d for s, d in zip(repeat_times, got)):
+            raise ShapeError(f"tile: the repeat-times tensor holds {got}, expected "
+                             f"{len(repeat_times)} positive ints matching {list(repeat_times)}")
+        return {"repeat_times": got}
+
+    def forward(self, ctx, x, reps, repeat_times):
+        return _Tile.forward(self, ctx, x, **self._reps(reps, repeat_times))
+
+    def backward(self, ctx, ins, outs, douts, repeat_times):
+        (g,) = _Tile.backward(self, ctx, ins[:1], outs, douts,
+                              **self._reps(ins[1], repeat_times))
+        return g, None
 
 
 def expand_v2_shape(in_shape, shape):

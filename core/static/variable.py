@@ -83,6 +83,19 @@ class Variable(TensorOps):
     def _meta_shape(self):
         return self._shape if self._shape is not None else ()
 
+    def _rebind(self, new):
+        """Make this object stand for Variable ``new`` (``x[i] = v``: the new value of ``x``),
+        and ``new`` for the value this object stood for, so ops already built keep reading
+        the old value and later uses of the object read the new one."""
+        for slot in ("_shape", "block", "dtype", "is_data", "name", "persistable",
+                     "stop_gradient", "type", "weak"):
+            a, b = getattr(self, slot), getattr(new, slot)
+            object.__setattr__(self, slot, b)
+            object.__setattr__(new, slot, a)
+        self.block.vars[self.name] = self
+        new.block.vars[new.name] = new
+        self.block.program._bump()
+
     # -- Python protocol errors ----------------------------------------------------------------
     def _static_error(self, what):
         return TypeError(

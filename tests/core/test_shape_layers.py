@@ -126,8 +126,8 @@ def test_shape_one_hot_where():
      r"reshape\(\): argument 'shape'.*\[2, 3, 4\] \(24 elements\) to \[4, 4\] \(16 elements\)"),
     (lambda x: layers.reshape(x, [-1, -1]), ValueError, r"reshape.*one -1"),
     (lambda x: layers.reshape(x, [2, 0.5]), TypeError, (r"reshape\(\): argument 'shape' must "
-                                                        r"hold Python ints")),
-    (lambda x: layers.reshape(x, 6), TypeError, r"reshape\(\): argument 'shape' must be list"),
+                                                        r"hold ints or 1-element int tensors")),
+    (lambda x: layers.reshape(x, 6), TypeError, r"reshape\(\): argument 'shape' must be a list"),
     (lambda x: layers.transpose(x, [1, 0]), ValueError,
      (r"transpose\(\): argument 'perm'=\[1, 0\] must be a permutation of the 3 dims of x "
       r"\(shape \[2, 3, 4\]\)")),
@@ -249,7 +249,8 @@ def test_static_reshape_with_a_variable_dim_reads_it_at_run_time():
             x = core.static.data("x", [-1, 2, 3], "float32")
             n = layers.shape(x)[0]
             y = x.reshape([n, -1])
-            with pytest.raises(TypeError, match=r"'shape'\[0\] is a tensor of dtype float32"):
+            with pytest.raises(TypeError, match=r"'shape\[0\]' must be an int or a 1-element "
+                                                r"int tensor, got a float32 tensor"):
                 layers.reshape(x, [layers.cast(n, "float32"), -1])
         finally:
             core.disable_static()

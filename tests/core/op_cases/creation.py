@@ -75,4 +75,22 @@ CASES = {
         _random_case(_truncated, {"shape": [4, 4], "dtype": "float64", "seed": 13}, 7,
                      "own-seed"),
     ],
+    "fill_constant_tensor": [
+        Case([np.array([2, 3], np.int64)], {"shape": [-1, 3], "dtype": "float32", "value": 2.5},
+             ref=lambda t, **a: np.full((2, 3), 2.5, np.float32)),
+        Case([np.array([4], np.int32)], {"shape": [-1], "dtype": "int64", "value": 7},
+             ref=lambda t, **a: np.full(4, 7, np.int64), name="int32-shape"),
+    ],
+    "uniform_random_tensor": [
+        Case([np.array([2, 3], np.int64)],
+             {"shape": [-1, -1], "dtype": "float32", "min": -2.0, "max": 3.0},
+             ref=lambda t, **a: _uniform((2, 3), "float32", -2.0, 3.0, _case_seed=5), seed=5),
+        Case([np.array([4], np.int64)], {"shape": [4], "dtype": "float64", "seed": 11},
+             ref=lambda t, **a: _uniform((4,), "float64", seed=11), seed=5, name="own-seed"),
+    ],
+    "gaussian_random_tensor": [
+        Case([np.array([3, 2], np.int64)],
+             {"shape": [-1, 2], "dtype": "float32", "mean": 1.0, "std": 2.0},
+             ref=lambda t, **a: _gaussian((3, 2), "float32", 1.0, 2.0, _case_seed=6), seed=6),
+    ],
 }

@@ -55,6 +55,15 @@ def _item(kind, **kw):
     return dict(kind=kind, **kw)
 
 
+def _si(x, value, arrays, items, fn, name):
+    """A setitem case whose reference assigns ``value`` at ``fn(arrays)`` in a numpy copy."""
+    def ref(x, value, arrays, index):
+        out = np.array(x)
+        out[fn(arrays)] = value
+        return out
+    return Case([x, value, arrays], {"index": items}, ref=ref, name=name)
+
+
 _X = f32(3, 4, 2)
 _IDX = np.array([2, 0, 2])
 _IDX2 = np.array([1, 0, 1])
@@ -65,6 +74,14 @@ CASES = {
         Case([f32(3, 4)], {"axes": [1], "starts": [1], "ends": [3]}, ref=_slice),
         Case([f32(3, 4, 2)], {"axes": [0, 1], "starts": [-2, 0], "ends": [100, -1]}, ref=_slice,
              name="negative-and-clamped"),
+    ],
+    "slice_tensor": [
+        Case([f32(3, 4), np.array([1], np.int64), np.array([3], np.int64)],
+             {"axes": [1], "starts": [None], "ends": [None]},
+             ref=lambda x, s, e, axes, starts, ends: x[:, 1:3]),
+        Case([f32(3, 4, 2), np.array([-2, 0], np.int32), np.array([100, -1], np.int32)],
+             {"axes": [0, 1], "starts": [None, 0], "ends": [100, None]},
+             ref=lambda x, s, e, axes, starts, ends: x[-2:100, 0:-1], name="negative-clamped"),
     ],
     "strided_slice": [
         Case([f32(5, 4)], {"axes": [0, 1], "starts": [0, 3], "ends": [5, -5], "strides": [2, -1]},
@@ -111,5 +128,16 @@ CASES = {
         _gi(_X, [_IDX, _IDX2], [_item("tensor", input=0), _item("none"),
                                 _item("tensor", input=1)],
             lambda x, a: x[a[0], None, a[1]], "two-tensors-apart"),
+    ],
+    "setitem": [
+        _si(_X, f32(4, 2), [], [_item("int", value=1)], lambda a: 1, "int-row"),
+        _si(_X, f32(2), [], [_item("slice", start=None, stop=2, step=None),
+                             _item("slice", start=1, stop=None, step=2)],
+            lambda a: (slice(None, 2), slice(1, None, 2)), "slices-broadcast-value"),
+        _si(_X, f32(1, 1, 2), [np.array([2, 0])], [_item("tensor", input=0)],
+            lambda a: a[0], "int-tensor-leading-ones"),
+        _si(_X, f32(2), [_MASK], [_item("tensor", input=0)], lambda a: a[0], "mask"),
+        _si(_X, 2.5, [], [_item("ellipsis"), _item("int", value=0)], lambda a: (Ellipsis, 0),
+            "scalar-value"),
     ],
 }

@@ -115,6 +115,12 @@ CASES = {
         Case([f32(2, 3)], {"repeat_times": [2]}, ref=_tile, name="short-reps"),
         Case([f32(3)], {"repeat_times": [2, 1, 2]}, ref=_tile, name="long-reps"),
     ],
+    "tile_tensor": [
+        Case([f32(2, 3), np.array([2, 2], np.int64)], {"repeat_times": [-1, 2]},
+             ref=lambda x, r, repeat_times: np.tile(x, r)),
+        Case([f32(3), np.array([2, 1, 2], np.int32)], {"repeat_times": [-1, -1, -1]},
+             ref=lambda x, r, repeat_times: np.tile(x, r), name="long-reps"),
+    ],
     "expand_v2": [
         Case([f32(3, 1)], {"shape": [2, -1, 4]}, ref=_expand_v2),
         Case([f32(1, 3)], {"shape": [2, 3]}, ref=_expand_v2, name="same-rank"),
