@@ -10,6 +10,7 @@ import functools
 import operator
 
 from .convert_state import is_static, layers, mark_weak, to_variable, where
+from .tensor_list import is_array, list_to_array
 
 __all__ = [
     "StaticIter",
@@ -41,9 +42,13 @@ def is_static_iterable(value):
 
 
 def as_static_iter(value):
-    """``value`` (a StaticIter, static Tensor, range or indexable) as a :class:`StaticIter`."""
+    """``value`` (a StaticIter, static Tensor, tensor array, range or indexable) as a
+    :class:`StaticIter`."""
     if isinstance(value, StaticIter):
         return value
+    if is_array(value):  # a Python list a static loop carried: its items, not a Tensor's rows
+        length = layers().reshape(layers().array_length(value), [])
+        return StaticIter(length, functools.partial(layers().array_read, value))
     if is_static(value):
         n = value.shape[0]
         if n is None or n < 0:
@@ -51,10 +56,19 @@ def as_static_iter(value):
         return StaticIter(n, value.__getitem__)
     if isinstance(value, range):
         return StaticIter(len(value), functools.partial(range_item, value.start, value.step))
-    if isinstance(value, (list, tuple)):
-        raise TypeError("a Python list cannot be zipped/enumerated with a static Tensor in a "
-                        f"loop{where()}; stack it into a Tensor first")
+    if isinstance(value, (list, tuple)):  # zipped with a static iterable: index it statically
+        if not all(is_static(v) or _is_tensor_or_number(v) for v in value):
+            raise TypeError(f"a Python {type(value).__name__} zipped with a static Tensor in a "
+                            f"loop{where()} must hold Tensors or numbers, got "
+                            f"{[type(v).__name__ for v in value]}")
+        array = list_to_array(list(value))
+        return StaticIter(len(value), functools.partial(layers().array_read, array))
     return StaticIter(len(value), value.__getitem__)
+
+
+def _is_tensor_or_number(value):
+    return isinstance(value, (bool, int, float)) or (hasattr(value, "shape") and
+                                                     hasattr(value, "dtype"))
 
 
 def convert_range(*args):

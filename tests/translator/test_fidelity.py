@@ -1,0 +1,202 @@
+"""Conversion fidelity: patterns whose converted code once gave other results than eager.
+Each runs eagerly (translator off), through ``declarative`` and as a Program on
+``core.Executor``, on inputs that take every path and several trip counts including zero, in
+a plain declarative function and in a ``Layer.forward``."""
+import numpy as np
+import pytest
+
+import core
+from translator import ProgramTranslator, declarative
+
+from .three_way import check_three_ways, run_declarative, run_eager
+
+
+@pytest.fixture(autouse=True)
+def _enabled():
+    ProgramTranslator().enable(True)
+    yield
+    ProgramTranslator().enable(True)
+
+
+def f32(*values):
+    return np.asarray(values, dtype=np.float32)
+
+
+def i64(value):
+    return np.asarray(value, dtype=np.int64)
+
+
+class Wrap(core.nn.Layer):
+    """A Layer whose declarative forward calls ``fn`` (with a Linear in front when
+    ``linear``), so the same pattern is checked in ``Layer.forward``."""
+
+    def __init__(self, fn, linear=False):
+        super().__init__()
+        self.fn = fn
+        self.fc = core.nn.Linear(2, 2) if linear else None
+
+    @declarative
+    def forward(self, x, *rest):
+        if self.fc is not None:
+            x = self.fc(x)
+        return self.fn(x, *rest)
+
+
+def both_forms(fn, *cases, linear=False):
+    check_three_ways(declarative(fn), *cases)
+    core.seed(3)
+    check_three_ways(Wrap(fn, linear), *cases)
+
+
+# -- a Python list appended to in a tensor loop, then iterated --------------------------------------
+def iterate_appended_list(x, n):
+    outs = []
+    i = 0
+    while i < n:
+        outs.append(x * (i + 1))
+        i += 1
+    s = x * 0
+    for t in outs:
+        s = s + t
+    c = x * 0
+    for k, t in enumerate(outs):
+        c = c + t * k
+    z = x * 0
+    for t, u in zip(outs, outs):
+        z = z + t * u
+    return s, c, z, len(outs)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_iterating_a_list_appended_in_a_tensor_loop(n):
+    both_forms(iterate_appended_list, (f32(1.0, 2.0), i64(n)), linear=True)
+
+
+def list_of_tensors_with_tensor_loop_var(x, n):
+    xs = [x, x * 2.0, x * 3.0]
+    s = x * 0
+    i = 0
+    while i < n:
+        for v in xs:
+            s = s + v * i
+        i += 1
+    return s, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_python_list_of_tensors_in_a_tensor_loop(n):
+    both_forms(list_of_tensors_with_tensor_loop_var, (f32(1.0, -2.0), i64(n)))
+
+
+def zip_list_with_tensor(x):
+    ws = [1.0, 2.0, -1.0]
+    s = x[0] * 0
+    for w, row in zip(ws, x):
+        s = s + row * w
+    ts = [x[0], x[1] * 2.0]
+    for k, (t, row) in enumerate(zip(ts, x)):
+        s = s + t * row * k
+    return s
+
+
+def test_zip_of_a_python_list_with_a_tensor():
+    both_forms(zip_list_with_tensor, (np.arange(6, dtype=np.float32).reshape(3, 2),),
+               (np.ones((1, 2), np.float32),))
+
+
+def zip_list_of_strings_with_tensor(x):
+    s = x[0] * 0
+    for name, row in zip(["a", "b"], x):
+        s = s + row
+    return s
+
+
+def test_zip_of_a_list_without_tensors_with_a_static_tensor_raises_clearly():
+    with pytest.raises(TypeError, match="must hold Tensors or numbers"):
+        declarative(zip_list_of_strings_with_tensor)(core.to_tensor(np.ones((2, 2), np.float32)))
+
+
+# -- tensor arrays built with create_array / array_write ---------------------------------------------
+def index_tensor_array(x, n):
+    arr = core.layers.create_array("float32")
+    i = core.layers.fill_constant([1], "int64", 0)
+    core.layers.array_write(x, i, array=arr)
+    core.layers.array_write(x * 2.0, i + 1, array=arr)
+    j = 0
+    while j < n:
+        core.layers.array_write(x * 3.0, i + 2, array=arr)
+        j += 1
+    return arr[1], arr[0], arr[-1], arr[i + 1]
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_indexing_a_tensor_array_gives_the_element(n):
+    x = np.arange(4, dtype=np.float32).reshape(2, 2)
+    both_forms(index_tensor_array, (x, i64(n)))
+
+
+def test_a_tensor_array_rejects_a_slice_clearly():
+    def slice_array(x):
+        arr = core.layers.create_array("float32")
+        core.layers.array_write(x, 0, array=arr)
+        return arr[0:1]
+
+    with pytest.raises(TypeError, match="one int or int Tensor index"):
+        declarative(slice_array)(core.to_tensor(f32(1.0)))
+
+
+# -- random ops draw what eager draws under the same seed ---------------------------------------------
+class DropoutNet(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = core.nn.Linear(4, 4)
+
+    @declarative
+    def forward(self, x):
+        h = core.layers.dropout(self.fc(x), 0.5)
+        if h.sum() > 0:
+            h = core.layers.dropout(h, 0.3) * 2.0
+        return h
+
+
+def plain_dropout(x):
+    return core.layers.dropout(x, 0.5)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_dropout_in_layer_forward_draws_the_eager_mask(sign):
+    core.seed(11)
+    model = DropoutNet()
+    x = np.ones((3, 4), np.float32) * sign
+    core.seed(5)
+    expected = run_eager(model, (x,))
+    core.seed(5)
+    got = run_declarative(model, (x,))
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    # the gradient flows through the same masks (the backward replays the cond branch)
+    core.seed(5)
+    ProgramTranslator().enable(False)
+    model.clear_gradients()
+    model(core.to_tensor(x)).sum().backward()
+    eager_grad = model.fc.weight.gradient().copy()
+    ProgramTranslator().enable(True)
+    core.seed(5)
+    model.clear_gradients()
+    model(core.to_tensor(x)).sum().backward()
+    np.testing.assert_allclose(model.fc.weight.gradient(), eager_grad, rtol=1e-6)
+    # a second call draws fresh masks, as eager does
+    core.seed(5)
+    run_eager(model, (x,))
+    second = run_eager(model, (x,))
+    core.seed(5)
+    run_declarative(model, (x,))
+    np.testing.assert_array_equal(run_declarative(model, (x,)).numpy(), second.numpy())
+
+
+def test_dropout_in_a_plain_declarative_function_draws_the_eager_mask():
+    x = np.ones((4, 5), np.float32)
+    core.seed(7)
+    expected = run_eager(declarative(plain_dropout), (x,))
+    core.seed(7)
+    np.testing.assert_array_equal(run_declarative(declarative(plain_dropout), (x,)).numpy(),
+                                  expected.numpy())
