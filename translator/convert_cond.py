@@ -18,13 +18,17 @@ different dtypes give their common dtype (``bool_tensor and int_tensor`` is int6
 """
 import operator
 
+import numpy as np
+
+from core.dtypes import dtype_name as name_of
 from core.static import structure
 
 from . import convert_struct as struct
 from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_undefined,
-                            kind, layers, to_variable, where)
+                            is_weak, kind, layers, mark_weak, to_variable, where)
 
 __all__ = [
+    "as_predicate",
     "convert_compare",
     "convert_ifelse",
     "convert_ifexp",
@@ -40,17 +44,38 @@ def convert_ifelse(pred, true_fn, false_fn, names=(), live=()):
     outputs are the ``live`` names among the modified ``names``."""
     if is_static(pred):
         get_args, set_args = closure_state(true_fn, names)
-        _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live)
+        _static_ifelse(as_predicate(pred), true_fn, false_fn, get_args, set_args, names, live)
     elif pred:
         true_fn()
     else:
         false_fn()
 
 
+def as_predicate(pred):
+    """Static ``pred`` as the one-element bool Variable a ``cond`` / ``while`` takes, with
+    Python's truth value: a number is true when nonzero. A ``pred`` that may hold more than one
+    element gets an ``Assert`` op, so the error comes when the statement runs, as eagerly
+    (where ``bool()`` of such a tensor raises), not while the Program is built."""
+    lay = layers()
+    shape = list(pred.shape or ())
+    if not all(d == 1 for d in shape):
+        message = (f"bool() of a tensor needs exactly one element, got shape {shape}{where()}; "
+                   "reduce it first (e.g. .sum() or .any())")
+        if all(d is not None and d >= 0 for d in shape):
+            ok = lay.fill_constant([], "bool", False)
+        else:
+            ok = lay.equal(lay.reduce_prod(lay.shape(pred)), lay.fill_constant([], "int32", 1))
+        lay.Assert(ok, name=message)
+        pred = lay.reshape(pred, [-1])[0]
+    if dtype_name(pred) != "bool":
+        pred = lay.cast(pred, "bool")
+    return pred
+
+
 def convert_ifexp(pred, true_fn, false_fn):
     """``true_fn() if pred else false_fn()``; a static ``pred`` builds a ``cond`` op."""
     if is_static(pred):
-        return _static_ifexp(pred, true_fn, false_fn)
+        return _static_ifexp(as_predicate(pred), true_fn, false_fn)
     return true_fn() if pred else false_fn()
 
 
@@ -106,6 +131,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     templates = dict(templates or {})
     out_idx = [k for k, n in enumerate(names) if n in live]
     runs = []  # (side, values) in the order cond runs the branches
+    weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
     program = struct.current_program()
     block = program.current_block()
@@ -113,7 +139,9 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
 
     def like_leaves(init_value, tree, n):
         leaves, init_tree = struct.flatten(init_value)
-        return leaves if init_tree == tree else [None] * n
+        if init_tree != tree:
+            return [None] * n
+        return [None if is_undefined(v) else v for v in leaves]
 
     def first_side(k, value, init_value):
         leaves, tree = struct.flatten(value)
@@ -174,6 +202,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                 if is_pending(value):
                     value = struct.placeholder(struct.template(other))
                 outs += second_side(k, value, init[k], (first[0], side), other)
+            weak.append([is_weak(v) for v in outs])
             return tuple(outs)
         return run
 
@@ -186,6 +215,8 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
+    for out, t, f in zip(outs, *weak):
+        mark_weak(out, t and f)  # a number on both paths stays a weak number
     final, it = list(init), iter(outs)
     for k in out_idx:
         if layout[k] is None:
@@ -238,34 +269,39 @@ def convert_logical_or(x_fn, y_fn):
 def _static_logical(x, y_fn, x_is_result_when):
     lay = layers()
     pred = x if dtype_name(x) == "bool" else lay.cast(x, "bool")
-    holder = []
+    holder = [None, False]  # the common dtype, whether y is a Python number
 
     def take_y():
         y = y_fn()
-        var = to_variable(y, x)
+        # NOTE: a Python number on the right promotes with x as numpy promotes a Python
+        # scalar (``bool_tensor or 3`` is int64 3, not True)
+        number = isinstance(y, (bool, int, float))
+        holder[1] = number
+        var = layers().fill_constant([], name_of(np.result_type(x.dtype, y)), y) if number \
+            else to_variable(y, x)
         if var is None:
             raise TypeError(f"'and'/'or' with a Tensor on the left{where()} needs a Tensor or "
                             f"number on the right, got {kind(y)}")
         if dtype_name(var) != dtype_name(x):
-            import numpy as np
-
-            from core.dtypes import dtype_name as name_of
-
             common = name_of(np.result_type(x.dtype, var.dtype))
-            holder.append(common)
+            holder[0] = common
             var = lay.cast(var, common) if dtype_name(var) != common else var
         if list(var.shape) != list(x.shape) and _numel(var.shape) == 1 == _numel(x.shape):
             var = lay.reshape(var, list(x.shape))
         return var
 
     def take_x():
-        if holder and holder[0] != dtype_name(x):
+        if holder[0] is not None and holder[0] != dtype_name(x):
             return lay.cast(x, holder[0])
         return lay.assign(x)
 
-    if x_is_result_when:
-        return lay.cond(pred, take_x, take_y)
-    return lay.cond(pred, take_y, take_x)
+    if x_is_result_when:  # y's branch is traced first: it decides the common dtype
+        out = lay.cond(lay.logical_not(pred), take_y, take_x)
+    else:
+        out = lay.cond(pred, take_y, take_x)
+    # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
+    # promote like a weak number against a float tensor
+    return mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
 
 
 def _numel(shape):

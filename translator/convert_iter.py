@@ -29,6 +29,14 @@ class StaticIter:
     def __init__(self, length, item):
         self.length, self.item = length, item
 
+    def __iter__(self):
+        """Python iteration (a comprehension, which stays Python) over a known length."""
+        if not isinstance(self.length, int):
+            raise TypeError(f"iterating over a sequence whose length is a Tensor{where()} "
+                            "outside a for statement (a comprehension, list() or unpacking) is "
+                            "not supported; use a for loop")
+        return (self.item(i) for i in builtins.range(self.length))
+
 
 def range_item(start, step, i):
     """Item ``i`` of ``range(start, ..., step)``: a Python int eagerly, so a weak Variable
@@ -75,6 +83,12 @@ def convert_range(*args):
     """``range(...)``; with a static bound, a static iterable for ``convert_for_loop``."""
     if not any(is_static(a) for a in args):
         return builtins.range(*(operator.index(a) for a in args))
+    for a in args:
+        if is_static(a) and a.dtype.kind not in "iu":
+            raise TypeError(f"range(){where()}: a {a.dtype.name} tensor cannot be used as an "
+                            "index; cast it to int")  # what eager range() raises
+        if not is_static(a):
+            operator.index(a)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
     if isinstance(step, (int,)) and step < 0:
         length = (start - stop - step - 1) // (-step)
@@ -99,5 +113,8 @@ def convert_zip(*iterables):
     its = [as_static_iter(i) for i in iterables]
     length = its[0].length
     for it in its[1:]:
-        length = layers().elementwise_min(to_variable(length), to_variable(it.length))
+        if isinstance(length, int) and isinstance(it.length, int):
+            length = min(length, it.length)
+        else:
+            length = layers().elementwise_min(to_variable(length), to_variable(it.length))
     return StaticIter(length, lambda i: tuple(it.item(i) for it in its))

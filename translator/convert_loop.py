@@ -35,7 +35,7 @@ import functools
 
 from core.static import structure
 
-from .convert_cond import convert_logical_and
+from .convert_cond import as_predicate, convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
 from .convert_state import (closure_state, dtype_name, is_static, is_undefined, is_weak, kind,
@@ -280,7 +280,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     def cond(*loop_vars):
         set_args(merged(loop_vars))
         pred = cond_fn()
-        return pred if is_static(pred) else to_variable(bool(pred))
+        return as_predicate(pred) if is_static(pred) else to_variable(bool(pred))
 
     def body(*loop_vars):
         set_args(merged(loop_vars))

@@ -48,7 +48,7 @@ def both_forms(fn, *cases, linear=False):
     check_three_ways(Wrap(fn, linear), *cases)
 
 
-# -- a Python list appended to in a tensor loop, then iterated --------------------------------------
+# -- a Python list appended to in a tensor loop, then iterated -------------------------------------
 def iterate_appended_list(x, n):
     outs = []
     i = 0
@@ -106,7 +106,7 @@ def test_zip_of_a_python_list_with_a_tensor():
 
 def zip_list_of_strings_with_tensor(x):
     s = x[0] * 0
-    for name, row in zip(["a", "b"], x):
+    for _name, row in zip(["a", "b"], x):
         s = s + row
     return s
 
@@ -116,7 +116,7 @@ def test_zip_of_a_list_without_tensors_with_a_static_tensor_raises_clearly():
         declarative(zip_list_of_strings_with_tensor)(core.to_tensor(np.ones((2, 2), np.float32)))
 
 
-# -- tensor arrays built with create_array / array_write ---------------------------------------------
+# -- tensor arrays built with create_array / array_write -------------------------------------------
 def index_tensor_array(x, n):
     arr = core.layers.create_array("float32")
     i = core.layers.fill_constant([1], "int64", 0)
@@ -145,7 +145,7 @@ def test_a_tensor_array_rejects_a_slice_clearly():
         declarative(slice_array)(core.to_tensor(f32(1.0)))
 
 
-# -- random ops draw what eager draws under the same seed ---------------------------------------------
+# -- random ops draw what eager draws under the same seed ------------------------------------------
 class DropoutNet(core.nn.Layer):
     def __init__(self):
         super().__init__()
@@ -200,3 +200,102 @@ def test_dropout_in_a_plain_declarative_function_draws_the_eager_mask():
     core.seed(7)
     np.testing.assert_array_equal(run_declarative(declarative(plain_dropout), (x,)).numpy(),
                                   expected.numpy())
+
+
+# -- and / or with a Python value on the right -----------------------------------------------------
+def or_python_value(x):
+    a = (x.sum() > 0) or 3
+    b = (x.sum() > 0) and 2.5
+    return a, b, x * a
+
+
+def or_python_value_scaled(x):
+    return or_python_value(x)[2]
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_and_or_with_a_python_number_on_the_right(sign):
+    # eagerly `or` gives the bool tensor or the number: converted, their common dtype
+    x = f32(1.0, 2.0) * sign
+    both_forms(or_python_value_scaled, (x,))
+    a, b, _ = run_declarative(declarative(or_python_value), (x,))
+    ea, eb, _ = run_eager(declarative(or_python_value), (x,))
+    assert a.numpy().item() == int(ea) and b.numpy().item() == float(eb)
+
+
+# -- range / enumerate / comprehensions ------------------------------------------------------------
+def range_of_float_tensor(x):
+    s = x
+    for _ in range(x.sum()):
+        s = s + 1.0
+    return s
+
+
+def test_range_of_a_float_tensor_raises_as_eagerly():
+    assert isinstance(run_eager(declarative(range_of_float_tensor), (f32(1.0, 2.0),)), TypeError)
+    with pytest.raises(TypeError, match="float32 tensor cannot be used as an index"):
+        declarative(range_of_float_tensor)(core.to_tensor(f32(1.0, 2.0)))
+
+
+def comprehensions(x):
+    rows = [v * i for i, v in enumerate(x)]
+    d = {k: x * k for k in range(3)}
+    z = {i: v for i, v in zip(range(2), x)}
+    return rows[-1], d[2], z[1]
+
+
+def test_enumerate_zip_of_a_tensor_in_comprehensions_and_dict_comprehensions():
+    both_forms(comprehensions, (f32(1.0, 2.0, 3.0),), (f32(-1.0, 4.0),))
+
+
+# -- predicates ------------------------------------------------------------------------------------
+def non_bool_predicate(x):
+    if core.layers.mean(x):
+        x = x + 1.0
+    else:
+        x = x - 1.0
+    k = 0
+    while k - 2:
+        x = x * 2.0
+        k += 1
+    return x
+
+
+def test_a_non_bool_tensor_predicate_is_true_when_nonzero():
+    both_forms(non_bool_predicate, (f32(1.0, 2.0),), (f32(1.0, -1.0),), (f32(0.0, 0.0),))
+
+
+def multi_element_predicate(x, y):
+    if y.sum() > 0:
+        if x > 0:
+            return x
+    return x * 2.0
+
+
+def test_a_multi_element_predicate_raises_only_when_that_if_runs():
+    static = declarative(multi_element_predicate)
+    x = core.to_tensor(f32(1.0, 2.0))
+    np.testing.assert_array_equal(static(x, core.to_tensor(f32(-1.0))).numpy(), [2.0, 4.0])
+    with pytest.raises(AssertionError, match="needs exactly one element, got shape"):
+        static(x, core.to_tensor(f32(1.0)))
+    with pytest.raises(ValueError, match="exactly one element"):
+        ProgramTranslator().enable(False)
+        static(x, core.to_tensor(f32(1.0)))
+
+
+# -- Python values from branches -------------------------------------------------------------------
+def python_values_from_branches(x):
+    if x.sum() > 0:
+        k = 1
+        s = [x.shape[0], 1]
+        d = {"a": x, "n": 2}
+    else:
+        k = 2
+        s = [3, 4]
+        d = {"a": x * 2.0, "n": 5}
+    print(k)
+    return x * k, s, d["a"] * d["n"]
+
+
+def test_python_values_assigned_in_branches_become_tensors():
+    both_forms(python_values_from_branches, (f32(1.0, 2.0),), (f32(-1.0, -2.0),))
