@@ -303,7 +303,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
                 raise _NeedsTemplate(k, struct.template(value, _LOOP_KINDS))
         values = slots.split(named, where_)
         for s, const in constants.items():
-            if values[s] is not const:
+            if values[s] is not const and not (is_undefined(const) and is_undefined(values[s])):
                 label = slots.labels[s]
                 raise TypeError(
                     f"variable '{label}' is {kind(const)} before a loop whose condition is "

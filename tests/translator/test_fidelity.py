@@ -299,3 +299,52 @@ def python_values_from_branches(x):
 
 def test_python_values_assigned_in_branches_become_tensors():
     both_forms(python_values_from_branches, (f32(1.0, 2.0),), (f32(-1.0, -2.0),))
+
+
+# -- control flow found by the fuzzer -------------------------------------------------------------
+def return_in_a_loop_nested_in_a_loop(x, n):
+    i = 0
+    while i < 2:
+        i += 1
+        x = x + 1.0
+        for _ in range(n):
+            return x, i
+    x = x * 0.0
+    return x, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_return_inside_an_inner_loop_leaves_the_outer_loop(n):
+    both_forms(return_in_a_loop_nested_in_a_loop, (f32(0.5, -1.0), i64(n)))
+
+
+def while_in_a_tensor_if_rebinding_an_outer_name(x, n):
+    y = x + 1.0
+    if x.sum() > 0:
+        i = 0
+        while i < n:
+            i += 1
+            y = y * 0.5 + 1.0
+    return y
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_while_in_a_tensor_if_carries_an_outer_name(n):
+    both_forms(while_in_a_tensor_if_rebinding_an_outer_name, (f32(1.0, 2.0), i64(n)),
+               (f32(-1.0, -2.0), i64(n)))
+
+
+def name_only_in_a_loop_body(x, n, k):
+    i = 0
+    while i < n:
+        i += 1
+        if k > 0:
+            t = x * 2.0
+            x = t + 1.0
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("k", [0, 1])
+def test_a_loop_temporary_left_unbound_on_a_python_path(n, k):
+    both_forms(name_only_in_a_loop_body, (f32(1.0, 2.0), i64(n), k))

@@ -19,7 +19,7 @@ nested ``if`` statements in gast, converted inside out. ``a if c else b`` become
 ``_d2s.convert_ifexp(c, lambda: a, lambda: b)``.
 """
 from .. import static_analysis as sa
-from ..gast_nodes import strings_tuple
+from ..gast_nodes import set_anno, strings_tuple
 from ..templates import replace, replace_as_expression
 from .scope import ScopeTracker, undefined_inits
 
@@ -45,8 +45,12 @@ class _IfElse(ScopeTracker):
                                   self.ctx.new_function_name("false_fn"))
         out = undefined_inits(self.ctx, node, names)
         for fn_name, body in ((true_name, node.body), (false_name, node.orelse)):
-            out += replace(_BRANCH, origin=node, fn_name=fn_name, names=names,
-                           global_names=globals_, body=body or replace("return"))
+            branch = replace(_BRANCH, origin=node, fn_name=fn_name, names=names,
+                             global_names=globals_, body=body or replace("return"))
+            # what is live after the if is live when a branch function returns (a loop in
+            # the branch must carry those names out)
+            set_anno(branch[0], "live_at_exit", frozenset(live))
+            out += branch
         out += replace(_CALL, origin=node, helpers=self.ctx.helpers, test=node.test,
                        true_fn=true_name, false_fn=false_name,
                        names=strings_tuple(names), live=strings_tuple(live))
