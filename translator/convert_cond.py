@@ -11,6 +11,9 @@ by leaf (``convert_struct``) and both branches must give it the same structure. 
 appends to its own copy of a list, so ``l.append`` under a Tensor ``if`` adds one item. A
 pending return value (``convert_state.PendingReturn``) set by one branch only gets a
 placeholder in the other (traced again when the first-traced branch is the one left pending).
+A name bound on one path only (or maybe-unbound before the ``if``) gets the same placeholder
+plus a bound-flag output of the ``cond`` (``convert_state.check_bound``): reading it fails at
+run time, and only on a path that left it unbound.
 
 ``x and y`` / ``x or y`` with a static ``x`` give the operand Python would return (``[0] and
 999999`` is ``[0]``, not Paddle's 999999); as a ``cond`` output has one dtype, operands of
@@ -24,8 +27,9 @@ from core.dtypes import dtype_name as name_of
 from core.static import structure
 
 from . import convert_struct as struct
-from .convert_state import (closure_state, dtype_name, is_pending, is_static, is_undefined,
-                            is_weak, kind, layers, mark_weak, to_variable, where)
+from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
+                            is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
+                            layers, mark_maybe_unbound, mark_weak, to_variable, where)
 
 __all__ = [
     "as_predicate",
@@ -130,6 +134,9 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     where_ = where()
     templates = dict(templates or {})
     out_idx = [k for k, n in enumerate(names) if n in live]
+    # names that may be left unbound: undefined (not a pending return) or maybe-unbound before
+    flagged = [k for k in out_idx if (is_undefined(init[k]) and not is_pending(init[k])) or
+               is_maybe_unbound(init[k])]
     runs = []  # (side, values) in the order cond runs the branches
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
@@ -184,10 +191,10 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
             outs = []
             for k in out_idx:
                 value = values[k]
-                if is_pending(value) and k in templates:
+                if is_undefined(value) and k in templates:
                     value = struct.placeholder(templates[k])
                 if first is None:
-                    if is_pending(value):
+                    if is_undefined(value):
                         layout[k] = None
                     elif value is init[k] and isinstance(value, (list, dict)):
                         layout[k] = (structure.LEAF, [value], [value])  # in place, or unchanged
@@ -196,12 +203,14 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                     continue
                 other = first[1][k]
                 if layout[k] is None:
-                    if not is_pending(value):
+                    if not is_undefined(value):
                         raise _NeedsPlaceholder(k, struct.template(value))
                     continue
-                if is_pending(value):
+                if is_undefined(value):
                     value = struct.placeholder(struct.template(other))
                 outs += second_side(k, value, init[k], (first[0], side), other)
+            # a name that may be unbound after the if carries its bound flag out of the cond
+            outs += [bound_flag(values[k]) for k in flagged]
             weak.append([is_weak(v) for v in outs])
             return tuple(outs)
         return run
@@ -217,12 +226,17 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number
+    flags = outs[len(outs) - len(flagged):]
     final, it = list(init), iter(outs)
     for k in out_idx:
         if layout[k] is None:
             continue  # pending on both sides
         tree, plan, _ = layout[k]
         final[k] = structure.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
+    for k, flag in zip(flagged, flags):
+        if layout[k] is not None:
+            assigned = next((assigned_where(v[k]) for _, v in runs if not is_undefined(v[k])), "")
+            mark_maybe_unbound(final[k], flag, names[k], assigned)
     set_args(tuple(final))
 
 

@@ -26,8 +26,10 @@ is split into one loop variable per leaf (``convert_struct``) and must keep its 
 name first bound inside the loop and used after it, and a pending return value
 (``convert_state.PendingReturn``) that the body sets, enter the loop as a placeholder of the
 structure the body gives them (zeros of the body's dtype; unknown dims 1, relaxed to -1 by
-``while_loop``) and the loop is traced again. When the loop runs no iteration such a name
-holds that placeholder after it, where eager Python would raise ``UnboundLocalError``.
+``while_loop``) and the loop is traced again. Such a name (not a pending return value)
+also gets a *bound flag* loop variable (False before the loop; after the body, whether the
+body bound it): a read after a loop that ran no iteration fails at run time as eager Python
+would (``convert_state.check_bound``).
 """
 import builtins
 import collections
@@ -38,8 +40,10 @@ from core.static import structure
 from .convert_cond import as_predicate, convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
-from .convert_state import (closure_state, dtype_name, is_static, is_undefined, is_weak, kind,
-                            layers, mark_weak, number_dtype, to_variable, weak_supported, where)
+from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
+                            is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
+                            layers, mark_maybe_unbound, restore_others,
+                            mark_weak, number_dtype, to_variable, weak_supported, where)
 from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
 
 __all__ = ["convert_for_loop", "convert_while_loop"]
@@ -53,7 +57,9 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=()):
     while True:
         if is_static(pred):
             get_args, set_args = closure_state(body_fn, loop_vars)
+            restore = restore_others(body_fn, loop_vars)
             _static_while(cond_fn, body_fn, get_args, set_args, loop_vars)
+            restore()
             return
         if not pred:
             return
@@ -90,6 +96,12 @@ def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
 
 def _static_for(it, start, extra_test, body_fn, names):
     get_args, set_args = closure_state(body_fn, names)
+    restore = restore_others(body_fn, names)
+    _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args)
+    restore()
+
+
+def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
     # the index stands for a Python int (what range / enumerate give eagerly): weak, so
     # ``float32_tensor * i`` stays float32 as in eager mode
     index = [mark_weak(layers().fill_constant([], "int64", start))]
@@ -251,11 +263,48 @@ class _Slots:
         return tuple(out)
 
 
+def _with_bound_flag(k, body_fn, get_args, set_args, names, where_, before=None):
+    """The loop's functions with one more loop variable: the bound flag of name ``k``, which
+    may be unbound before the loop (``before``: its flag there, None for undefined; after the
+    body, whether it is bound; see ``convert_state.check_bound``). ``finish()``, called after
+    the loop is built, records the flag on the name's final value."""
+    flag = [before if before is not None else layers().fill_constant([], "bool", False)]
+    assigned = [assigned_where(get_args()[k]) if before is not None else ""]
+
+    def get_all():
+        return tuple(get_args()) + (flag[0],)
+
+    def set_all(values):
+        set_args(values[:-1])
+        flag[0] = values[-1]
+
+    def body():
+        mark_maybe_unbound(get_args()[k], flag[0], names[k], "")
+        body_fn()
+        value = get_args()[k]
+        assigned[0] = assigned[0] or assigned_where(value)
+        flag[0] = bound_flag(value)
+
+    def finish():
+        mark_maybe_unbound(get_args()[k], flag[0], names[k],
+                           assigned[0] or f" in the loop{where_}")
+
+    return body, get_all, set_all, tuple(names) + (f"__bound_{names[k]}",), finish
+
+
 def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
-                  templates=None):
+                  templates=None, flagged=frozenset()):
     init_values = get_args()
     where_ = where()
     fixes, templates = dict(fixes or {}), dict(templates or {})
+    for k, value in enumerate(init_values):
+        if k not in flagged and is_maybe_unbound(value):  # carry its bound flag through
+            body2, get2, set2, names2, finish = _with_bound_flag(
+                k, body_fn, get_args, set_args, names, where_, bound_flag(value))
+            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt, templates,
+                          flagged | {k})
+            finish()
+            return
     program = struct.current_program()
     block = program.current_block()
     point = struct.mark(program, block)
@@ -336,6 +385,15 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         fixes[e.index] = e.fix
     except _NeedsTemplate as e:
         templates[e.index] = e.tmpl
+        if not is_pending(init_values[e.index]):  # a name the loop may leave unbound
+            set_args(init_values)
+            struct.rollback(program, block, point)
+            body2, get2, set2, names2, finish = _with_bound_flag(
+                e.index, body_fn, get_args, set_args, names, where_)
+            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
+                          flagged | {e.index})
+            finish()
+            return
     except Exception:
         if not probes:
             raise
@@ -349,6 +407,6 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     set_args(init_values)
     struct.rollback(program, block, point)
     return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
-                         templates)
+                         templates, flagged)
 
 

@@ -5,8 +5,10 @@ Program (``get_concrete_program`` + ``core.Executor``); every disagreement is a 
 :func:`generate(rng)` writes the source of one function ``f(x, n, k)`` -- ``x`` a float32
 tensor, ``n`` an int64 0-d tensor (a trip count), ``k`` a Python int -- out of nested ``if``
 / ``while`` / ``for`` with ``break`` / ``continue`` / ``return``, Tensor and Python
-conditions, names bound in one branch only (read only where bound), Python lists appended to
-in loops and iterated after, and early returns. Every run returns the same structure (the
+conditions, names bound in one branch only (now and then read where they may be unbound, so
+eager raises ``UnboundLocalError`` on some paths, and the static runs must fail the same
+way on exactly those), Python lists appended to in loops and iterated after, and early
+returns. Every run returns the same structure (the
 three pool names), so any path's result is comparable. Loops that a Tensor controls count
 up to ``n`` and advance their counter first, so every program ends.
 
@@ -37,7 +39,8 @@ INPUTS = [(np.asarray(v, np.float32), n, k)
 class _Gen:
     def __init__(self, rng, max_depth=2, max_stmts=3):
         self.rng, self.max_depth, self.max_stmts = rng, max_depth, max_stmts
-        self.lines, self.counter, self.extra = [], 0, 0
+        self.lines, self.counter = [], 0
+        self.bound = set()  # every name assigned so far, on any path
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -50,6 +53,9 @@ class _Gen:
     def tensor_expr(self, defined, counters):
         r = self.rng
         a, b = r.choice(sorted(defined)), r.choice(sorted(defined))
+        maybe = sorted(self.bound - defined)
+        if maybe and r.random() < 0.08:  # a name bound on some paths only: may raise eagerly
+            b = r.choice(maybe)
         forms = [f"{a} + {b}", f"({a} - {b}) * 0.5", f"{a} * 0.5 + 1.0", f"{a} - 1.0",
                  f"core.layers.relu({a}) - {b} * 0.25", f"{a} * -1.0"]
         if counters:
@@ -86,6 +92,7 @@ class _Gen:
                 target = self.rng.choice(POOL + ("t" + str(self.rng.randint(0, 2)),))
                 self.emit(depth, f"{target} = {self.tensor_expr(defined, counters)}")
                 defined.add(target)
+                self.bound.add(target)
             elif kind == "if":
                 defined, returns = self.if_stmt(depth, defined, counters, in_loop, nest)
                 if returns:
@@ -212,7 +219,7 @@ def check_program(source, as_layer=False, inputs=INPUTS):
     for x, n, k in inputs:
         args = _args(x, n, k)
         expected = run_eager(target, args)
-        if isinstance(expected, BaseException):
+        if isinstance(expected, BaseException) and not isinstance(expected, UnboundLocalError):
             return f"eager raised {expected!r} on n={n}, k={k} (generator bug)"
         for how, run in (("declarative", run_declarative), ("program", run_program)):
             got = run(target, args)

@@ -348,3 +348,87 @@ def name_only_in_a_loop_body(x, n, k):
 @pytest.mark.parametrize("k", [0, 1])
 def test_a_loop_temporary_left_unbound_on_a_python_path(n, k):
     both_forms(name_only_in_a_loop_body, (f32(1.0, 2.0), i64(n), k))
+
+
+# -- names bound on some paths only --------------------------------------------------------------
+def bound_in_one_branch_dead(x):
+    if x.sum() > 0:
+        y = x * 2.0
+        x = y + 1.0
+    return x
+
+
+def bound_in_one_branch_that_returns(x):
+    if x.sum() > 0:
+        y = x * 2.0
+        return y
+    return x
+
+
+def bound_in_one_branch_and_read(x):
+    if x.sum() > 0:
+        y = x * 2.0
+    if x.mean() > 0:
+        x = x + y  # bound whenever this runs
+    return x
+
+
+def bound_in_one_branch_read_after(x):
+    if x.sum() > 0:
+        y = x * 2.0
+    return y
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_name_bound_in_one_branch(sign):
+    x = f32(1.0, 2.0) * sign
+    for fn in (bound_in_one_branch_dead, bound_in_one_branch_that_returns,
+               bound_in_one_branch_and_read, bound_in_one_branch_read_after):
+        both_forms(fn, (x,))
+
+
+def test_reading_an_unbound_name_names_the_assigning_and_reading_lines():
+    static = declarative(bound_in_one_branch_read_after)
+    static(core.to_tensor(f32(1.0)))  # the path that binds it: no error
+    with pytest.raises(AssertionError) as info:
+        static(core.to_tensor(f32(-1.0)))
+    first = bound_in_one_branch_read_after.__code__.co_firstlineno
+    assert f"local variable 'y' is read ({__file__}:{first + 3})" in str(info.value)
+    assert f"assigned at {__file__}:{first + 2}" in str(info.value)
+
+
+def first_bound_in_a_tensor_loop(x, n):
+    i = 0
+    while i < n:
+        scores = x * i
+        i += 1
+    return scores
+
+
+def bound_in_an_earlier_iteration(x, n):
+    for i in range(n):
+        if i == 2:
+            break
+        t = x * i
+    return t
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_names_first_bound_in_loops(n):
+    both_forms(first_bound_in_a_tensor_loop, (f32(1.0, 2.0), i64(n)))
+    both_forms(bound_in_an_earlier_iteration, (f32(1.0, 2.0), i64(n)))
+    both_forms(bound_in_an_earlier_iteration, (f32(1.0, 2.0), n))  # a Python loop
+
+
+def read_in_a_branch_the_run_may_skip(x, k):
+    if k > 0:
+        t = x * 3.0
+    if x.sum() > 0:
+        x = x + t  # t is unbound when k == 0: fails only if this branch runs
+    return x
+
+
+@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_unbound_python_path_name_read_in_a_tensor_branch(k, sign):
+    both_forms(read_in_a_branch_the_run_may_skip, (f32(1.0, 2.0) * sign, k))

@@ -37,4 +37,4 @@ def test_the_generator_is_deterministic_and_varied():
 def test_a_disagreement_is_reported():
     # a program the checker must flag: its eager run raises (the generator never writes one)
     source = "def f(x, n, k):\n    return v0, v1, v2\n"
-    assert "eager raised" in check_program(source)
+    assert "eager raised" in check_program(source)  # NameError: v0

@@ -21,7 +21,7 @@ nested ``if`` statements in gast, converted inside out. ``a if c else b`` become
 from .. import static_analysis as sa
 from ..gast_nodes import set_anno, strings_tuple
 from ..templates import replace, replace_as_expression
-from .scope import ScopeTracker, undefined_inits
+from .scope import ScopeTracker, hoist_undefined_inits, undefined_inits
 
 __all__ = ["transform"]
 
@@ -65,4 +65,4 @@ class _IfElse(ScopeTracker):
 
 def transform(node, ctx):
     sa.analyze(node)
-    return _IfElse(ctx).visit(node)
+    return hoist_undefined_inits(_IfElse(ctx).visit(node), ctx)

@@ -28,7 +28,7 @@ statement binds start as ``UndefinedVar``.
 from .. import static_analysis as sa
 from ..gast_nodes import get_anno, strings_tuple
 from ..templates import replace
-from .scope import ScopeTracker, undefined_inits
+from .scope import ScopeTracker, hoist_undefined_inits, undefined_inits
 
 __all__ = ["transform"]
 
@@ -96,4 +96,4 @@ class _Loop(ScopeTracker):
 
 def transform(node, ctx):
     sa.analyze(node)
-    return _Loop(ctx).visit(node)
+    return hoist_undefined_inits(_Loop(ctx).visit(node), ctx)
