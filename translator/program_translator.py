@@ -30,7 +30,12 @@ from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
 
-_state = {"enabled": True, "last": None}
+_state = {"enabled": True, "last": None, "translating": 0}
+
+
+def translating():
+    """True while a declarative function is being translated into its Program."""
+    return _state["translating"] > 0
 
 
 def _convert(func):
@@ -202,6 +207,8 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         instance = self.instance
         if not _state["enabled"]:
+            # the most recent call, for save_inference_model: its program is built on demand
+            _state["last"] = functools.partial(self.get_concrete_program, *args, **kwargs)
             if instance is not None:
                 return self.dygraph_function(instance, *args, **kwargs)
             return self.dygraph_function(*args, **kwargs)
@@ -250,8 +257,15 @@ class StaticFunction:
 
     def _build(self, values):
         converted = _convert(self.dygraph_function)
-        specs = to_specs(values, self.input_spec)
         main, startup = _static.Program(), _static.Program()
+        _state["translating"] += 1
+        try:
+            return self._trace(converted, values, main, startup)
+        finally:
+            _state["translating"] -= 1
+
+    def _trace(self, converted, values, main, startup):
+        specs = to_specs(values, self.input_spec)
         names = self._input_names(specs)
         with _static.program_guard(main, startup), _mode.static_mode_guard():
             inputs = []
@@ -304,6 +318,28 @@ def _eager_to_constants(outputs):
         return v
 
     return pack(outputs, [fix(v) for v in flatten(outputs)])
+
+
+def _initialise_parameters(concrete):
+    """Make the startup program initialise every parameter (and persistable tensor) the main
+    program reads: those created while translating already have their initializer op there;
+    the Layer's eager ones (sublayers made in nested calls included) get an ``assign_value``
+    of their current value, so running the pair gives what the declarative call gives."""
+    block = concrete.startup_program.global_block()
+    main = concrete.main_program.global_block()
+    for name, tensor in concrete.parameters:
+        if name in block.vars:
+            continue
+        value = tensor.numpy()
+        var = main.vars.get(name)
+        if isinstance(var, _static.Parameter):
+            block.create_parameter(name, list(value.shape), value.dtype.name)
+        else:
+            block.create_var(name=name, shape=list(value.shape), dtype=value.dtype.name,
+                             persistable=True)
+        block.append_op("assign_value", {}, {"Out": [name]},
+                        {"shape": list(value.shape), "dtype": value.dtype.name,
+                         "values": value.reshape(-1).tolist()})
 
 
 def declarative(function=None, input_spec=None):
@@ -380,6 +416,7 @@ class ProgramTranslator:
         """``(main_program, startup_program, inputs, outputs)`` for a call with ``args``:
         ``inputs`` the data Variables, ``outputs`` the output Variables (flattened)."""
         concrete = _static_function(dygraph_func).get_concrete_program(*args, **kwargs)
+        _initialise_parameters(concrete)
         return (concrete.main_program, concrete.startup_program, list(concrete.inputs),
                 list(concrete.output_vars))
 
@@ -388,14 +425,18 @@ class ProgramTranslator:
         return _static_function(dygraph_func).code
 
     def save_inference_model(self, dirname, feed=None, fetch=None):
-        """Save the program of the most recent declarative call (cache hits included) with the
-        current parameter values. ``feed`` / ``fetch`` index its inputs / outputs (all when
-        None). Returns the fetch names."""
+        """Save the program of the most recent declarative call (cache hits included; a call
+        made with the translator off is translated now) with the current parameter values.
+        ``feed`` / ``fetch`` index its inputs / outputs (all when None). Returns the fetch
+        names."""
         from .partial_program import save_program
 
         concrete = _state["last"]
         if concrete is None:
             raise RuntimeError("save_inference_model: no declarative function has been called "
                                "in eager mode yet, so there is no program to save")
+        if not isinstance(concrete, ConcreteProgram):  # that call ran with the translator off
+            concrete = concrete()
+            _state["last"] = concrete
         return save_program(dirname, concrete.main_program, concrete.inputs,
                             concrete.output_vars, concrete.parameters, feed, fetch)

@@ -432,3 +432,67 @@ def read_in_a_branch_the_run_may_skip(x, k):
 @pytest.mark.parametrize("sign", [1.0, -1.0])
 def test_an_unbound_python_path_name_read_in_a_tensor_branch(k, sign):
     both_forms(read_in_a_branch_the_run_may_skip, (f32(1.0, 2.0) * sign, k))
+
+
+# -- get_program, save_inference_model ------------------------------------------------------------
+class _Inner(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = core.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class LazySublayer(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.first = core.nn.Linear(3, 3)
+        self.lazy = None
+
+    @declarative
+    def forward(self, x):
+        if self.lazy is None:
+            self.lazy = _Inner()  # created inside a nested call, while translating
+        return self.lazy(self.first(x))
+
+
+def test_get_program_startup_initialises_every_parameter_sublayers_made_while_translating():
+    core.seed(2)
+    model = LazySublayer()
+    x = np.ones((2, 3), np.float32)
+    main, startup, inputs, outputs = ProgramTranslator().get_program(model.forward,
+                                                                     core.to_tensor(x))
+    assert isinstance(model.lazy.fc.weight, core.Tensor)  # an eager Parameter
+    read = {n for op in main.global_block().ops for names in op.inputs.values() for n in names
+            if main.global_block().vars.get(n) is not None and
+            main.global_block().vars[n].persistable}
+    initialised = {n for op in startup.global_block().ops for names in op.outputs.values()
+                   for n in names}
+    assert read and read <= initialised
+    exe, scope = core.Executor(core.CPUPlace()), core.static.Scope()
+    exe.run(startup, scope=scope)
+    got = exe.run(main, feed={inputs[0].name: x}, fetch_list=outputs, scope=scope)[0]
+    np.testing.assert_allclose(got, run_eager(model, (x,)).numpy(), rtol=1e-6)
+    check_three_ways(model, (x,))
+
+
+def test_save_inference_model_after_enable_false_saves_that_call(tmp_path):
+    def double(x):
+        return x * 2.0
+
+    def triple(x):
+        return x * 3.0
+
+    x = core.to_tensor(np.ones((2, 3), np.float32))
+    declarative(double)(x)
+    ProgramTranslator().enable(False)
+    declarative(triple)(x)
+    ProgramTranslator().save_inference_model(str(tmp_path / "m"))
+    ProgramTranslator().enable(True)
+    exe = core.Executor(core.CPUPlace())
+    program, feeds, fetches = core.io.load_inference_model(str(tmp_path / "m"), exe)
+    out = exe.run(program, feed={feeds[0]: np.ones((2, 3), np.float32)}, fetch_list=fetches)
+    np.testing.assert_allclose(out[0], np.full((2, 3), 3.0))
+    with pytest.raises(ValueError, match="pass input_spec with None"):
+        exe.run(program, feed={feeds[0]: np.ones((5, 3), np.float32)}, fetch_list=fetches)
