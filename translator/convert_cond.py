@@ -141,8 +141,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
     program = struct.current_program()
-    block = program.current_block()
-    point = struct.mark(program, block)
+    point = program.checkpoint()
 
     def like_leaves(init_value, tree, n):
         leaves, init_tree = struct.flatten(init_value)
@@ -218,8 +217,11 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     try:
         outs = layers().cond(pred, branch(true_fn, "true"), branch(false_fn, "false"))
     except _NeedsPlaceholder as e:
+        # NOTE: re-trace (at most once per output): the branch traced first left a name
+        # unbound (or a return pending) that the other one set; only now is its structure
+        # known, and the first branch must produce a placeholder of it
         set_args(init)
-        struct.rollback(program, block, point)
+        program.rollback_to(point)
         templates[e.index] = e.tmpl
         return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates)

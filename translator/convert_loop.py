@@ -306,8 +306,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             finish()
             return
     program = struct.current_program()
-    block = program.current_block()
-    point = struct.mark(program, block)
+    point = program.checkpoint()
     slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_undefined(v)
                            else v for k, v in enumerate(init_values)])
     init = list(slots.before)
@@ -386,8 +385,9 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     except _NeedsTemplate as e:
         templates[e.index] = e.tmpl
         if not is_pending(init_values[e.index]):  # a name the loop may leave unbound
+            # NOTE: re-trace with one more loop variable, the name's bound flag (see below)
             set_args(init_values)
-            struct.rollback(program, block, point)
+            program.rollback_to(point)
             body2, get2, set2, names2, finish = _with_bound_flag(
                 e.index, body_fn, get_args, set_args, names, where_)
             _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
@@ -404,8 +404,12 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             mark_weak(out, is_weak(init[s]))
         set_args(merged(list(outs)))
         return
+    # NOTE: re-trace, each time with more known about the loop variables' entry types (at
+    # most a few per variable: a Python number's dtype / rank from the body (_Retrace), an
+    # undefined name's structure (_NeedsTemplate), a failed dtype probe). What a body makes of
+    # a Python value is only known by running it, and the loop variables must be typed before.
     set_args(init_values)
-    struct.rollback(program, block, point)
+    program.rollback_to(point)
     return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
                          templates, flagged)
 
