@@ -29,7 +29,8 @@ from core.static import structure
 from . import convert_struct as struct
 from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
                             is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
-                            layers, mark_maybe_unbound, mark_weak, to_variable, where)
+                            layers, mark_maybe_unbound, mark_weak, to_variable, where,
+                            with_targets)
 
 __all__ = [
     "as_predicate",
@@ -43,11 +44,14 @@ __all__ = [
 
 
 # -- if / else ------------------------------------------------------------------------------------
-def convert_ifelse(pred, true_fn, false_fn, names=(), live=()):
+def convert_ifelse(pred, true_fn, false_fn, names=(), live=(), targets=None):
     """``if pred: true_fn() else: false_fn()``; a static ``pred`` builds a ``cond`` op whose
-    outputs are the ``live`` names among the modified ``names``."""
+    outputs are the ``live`` names among the modified ``names``, and the attributes / items
+    ``targets`` (a ``convert_state.Targets``) the branches assign."""
     if is_static(pred):
         get_args, set_args = closure_state(true_fn, names)
+        get_args, set_args, names = with_targets(get_args, set_args, names, targets)
+        live = tuple(live) + (targets.labels if targets is not None else ())
         _static_ifelse(as_predicate(pred), true_fn, false_fn, get_args, set_args, names, live)
     elif pred:
         true_fn()

@@ -43,22 +43,24 @@ from . import convert_struct as struct
 from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
                             is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
                             layers, mark_maybe_unbound, restore_others,
-                            mark_weak, number_dtype, to_variable, weak_supported, where)
+                            mark_weak, number_dtype, to_variable, weak_supported, where,
+                            with_targets)
 from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
 
 __all__ = ["convert_for_loop", "convert_while_loop"]
 
 
-def convert_while_loop(cond_fn, body_fn, loop_vars=()):
+def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
     """``while cond_fn(): body_fn()``; from the first static condition on, the rest of the
     loop is a ``while_loop`` op carrying ``loop_vars`` (the modified names live at the loop
-    head or after the loop)."""
+    head or after the loop) and the attributes / items ``targets`` the body assigns."""
     pred = cond_fn()
     while True:
         if is_static(pred):
             get_args, set_args = closure_state(body_fn, loop_vars)
             restore = restore_others(body_fn, loop_vars)
-            _static_while(cond_fn, body_fn, get_args, set_args, loop_vars)
+            get_args, set_args, names = with_targets(get_args, set_args, loop_vars, targets)
+            _static_while(cond_fn, body_fn, get_args, set_args, names)
             restore()
             return
         if not pred:
@@ -67,13 +69,13 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=()):
         pred = cond_fn()
 
 
-def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
+def convert_for_loop(iterable, extra_test, body_fn, loop_vars=(), targets=None):
     """``for item in iterable: body_fn(item)`` stopping when ``extra_test()`` is false (loops
     with ``break``/``return``). A static iterable (Variable, static range/enumerate/zip) loops
     with a ``while_loop`` over an index; a Python ``range`` whose extra test turns static
     continues as one from the current index."""
     if is_static_iterable(iterable):
-        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars)
+        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars, targets)
         return
     items = iterable if isinstance(iterable, range) else builtins.iter(iterable)
     for k, item in enumerate(items):
@@ -87,16 +89,17 @@ def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
                         "range or a Tensor instead")
                 _static_for(StaticIter(len(iterable), functools.partial(
                     range_item, iterable.start, iterable.step)), k, extra_test, body_fn,
-                    loop_vars)
+                    loop_vars, targets)
                 return
             if not ok:
                 return
         body_fn(item)
 
 
-def _static_for(it, start, extra_test, body_fn, names):
+def _static_for(it, start, extra_test, body_fn, names, targets=None):
     get_args, set_args = closure_state(body_fn, names)
     restore = restore_others(body_fn, names)
+    get_args, set_args, names = with_targets(get_args, set_args, names, targets)
     _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args)
     restore()
 

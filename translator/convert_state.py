@@ -30,6 +30,7 @@ from . import origin_info
 
 __all__ = [
     "PendingReturn",
+    "Targets",
     "UndefinedVar",
     "assigned_where",
     "restore_others",
@@ -52,6 +53,7 @@ __all__ = [
     "to_variable",
     "weak_supported",
     "where",
+    "with_targets",
 ]
 
 
@@ -280,6 +282,52 @@ def closure_state(fn, names):
             cell.cell_contents = value
 
     return get_args, set_args
+
+
+class Targets:
+    """The attributes and items a construct assigns (``self.x``, ``self.d["k"]``): each entry
+    is ``(owner thunk, 'attr' or 'item', key, label)``. A static ``cond`` / ``while_loop``
+    carries them like names (:func:`with_targets`); a missing one reads as undefined."""
+
+    def __init__(self, *entries):
+        self.entries = entries
+        self.labels = tuple(label for _, _, _, label in entries)
+
+    def get(self):
+        values = []
+        for owner, kind, key, label in self.entries:
+            try:
+                obj = owner()
+                values.append(getattr(obj, key) if kind == "attr" else obj[key])
+            except (AttributeError, KeyError, IndexError):
+                values.append(UndefinedVar(label))
+        return tuple(values)
+
+    def set(self, values):
+        for (owner, kind, key, _), value in zip(self.entries, values):
+            if is_undefined(value):
+                continue
+            obj = owner()
+            if kind == "attr":
+                setattr(obj, key, value)
+            else:
+                obj[key] = value
+
+
+def with_targets(get_args, set_args, names, targets):
+    """``(get, set, names)`` over ``names`` and then ``targets``' entries (when not None)."""
+    if targets is None:
+        return get_args, set_args, tuple(names)
+    n = len(names)
+
+    def get_all():
+        return tuple(get_args()) + targets.get()
+
+    def set_all(values):
+        set_args(values[:n])
+        targets.set(values[n:])
+
+    return get_all, set_all, tuple(names) + targets.labels
 
 
 def restore_others(fn, names):

@@ -496,3 +496,52 @@ def test_save_inference_model_after_enable_false_saves_that_call(tmp_path):
     np.testing.assert_allclose(out[0], np.full((2, 3), 3.0))
     with pytest.raises(ValueError, match="pass input_spec with None"):
         exe.run(program, feed={feeds[0]: np.ones((5, 3), np.float32)}, fetch_list=fetches)
+
+
+# -- attributes and items assigned in tensor loops and branches -----------------------------------
+class _Box:
+    pass
+
+
+def attributes_of_a_local_object(x, n):
+    box = _Box()
+    box.v = x
+    box.d = {"k": x * 0.0}
+    i = 0
+    while i < n:
+        box.v = box.v + 1.0
+        box.d["k"] = box.d["k"] + box.v
+        i += 1
+    if x.sum() > 0:
+        box.w = x * 2.0
+    else:
+        box.w = x * 3.0
+    return box.v, box.d["k"], box.w
+
+
+class AttributeState(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.d = {}
+
+    @declarative
+    def forward(self, x, n):
+        self.v = x
+        self.d["k"] = x * 0.0
+        for _ in range(n):
+            self.v = self.v + 1.0
+            self.d["k"] = self.d["k"] + self.v
+        if x.sum() > 0:
+            self.w = x * 2.0
+            self.d["k"] = self.d["k"] * 2.0
+        else:
+            self.w = x * 3.0
+        return self.v, self.d["k"], self.w
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_attributes_and_items_assigned_in_tensor_loops_and_branches(n, sign):
+    x = f32(1.0, 2.0) * sign
+    both_forms(attributes_of_a_local_object, (x, i64(n)))
+    check_three_ways(AttributeState(), (x, i64(n)))
