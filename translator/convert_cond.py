@@ -103,6 +103,14 @@ def _branch_error(name, sides, values, where_):
 _OUT = object()  # marks a leaf that is an output of the cond op
 
 
+class _NeedsCast(Exception):
+    """The first-traced branch's output leaf ``index`` must have ``dtype``."""
+
+    def __init__(self, index, dtype):
+        super().__init__(index)
+        self.index, self.dtype = index, dtype
+
+
 class _NeedsPlaceholder(Exception):
     """The branch traced first left return value ``index`` pending; the other set it."""
 
@@ -133,10 +141,11 @@ def _same_items(copy, original):
     return len(copy) == len(original) and all(a is b for a, b in zip(copy, original))
 
 
-def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None):
+def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
+                   casts=None):
     init = tuple(get_args())
     where_ = where()
-    templates = dict(templates or {})
+    templates, casts = dict(templates or {}), dict(casts or {})
     out_idx = [k for k, n in enumerate(names) if n in live]
     # names that may be left unbound: undefined (not a pending return) or maybe-unbound before
     flagged = [k for k in out_idx if (is_undefined(init[k]) and not is_pending(init[k])) or
@@ -156,29 +165,45 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     def first_side(k, value, init_value):
         leaves, tree = struct.flatten(value)
         plan, outs = [], []
-        for leaf, like in zip(leaves, like_leaves(init_value, tree, len(leaves))):
+        for j, (leaf, like) in enumerate(zip(leaves, like_leaves(init_value, tree,
+                                                                  len(leaves)))):
             var = to_variable(leaf, like)
+            if var is not None and (k, j) in casts and dtype_name(var) != casts[k, j]:
+                var = layers().cast(var, casts[k, j])
             plan.append(_OUT if var is not None else leaf)
             if var is not None:
                 outs.append(var)
-        layout[k] = (tree, plan, leaves)
+        layout[k] = (tree, plan, leaves, outs)
         return outs
 
-    def second_side(k, value, init_value, sides, other):
-        tree, plan, first_leaves = layout[k]
+    def common_dtype(k, j, first_var, var):
+        """``var`` in the dtype both sides' leaf ``(k, j)`` promote to, as numpy promotes
+        (int32 and int64 give int64); the first side must be traced again when it changes."""
+        a, b = dtype_name(first_var), dtype_name(var)
+        if a == b or "bool" in (a, b) or first_var.dtype.kind not in "iuf" or \
+                var.dtype.kind not in "iuf":
+            return var
+        common = name_of(np.result_type(first_var.dtype, var.dtype))
+        if common != a:
+            raise _NeedsCast((k, j), common)
+        return layers().cast(var, common)
+
+    def second_side(k, value, sides, other):
+        tree, plan, _, first_vars = layout[k]
         leaves, got = struct.flatten(value)
         if got != tree:
             raise _branch_error(names[k], sides, (other, value), where_)
-        outs = []
-        for leaf, spec, first, like in zip(leaves, plan, first_leaves,
-                                           like_leaves(init_value, tree, len(leaves))):
+        outs, first_vars = [], iter(first_vars)
+        for j, (leaf, spec) in enumerate(zip(leaves, plan)):
             if spec is not _OUT:
                 if not _same_python(leaf, spec):
                     raise _branch_error(names[k], sides, (other, value), where_)
                 continue
-            var = to_variable(leaf, first if hasattr(first, "dtype") else like)
+            first_var = next(first_vars)
+            var = to_variable(leaf, first_var)
             if var is None:
                 raise _branch_error(names[k], sides, (other, value), where_)
+            var = common_dtype(k, j, first_var, var)
             outs.append(var)
         return outs
 
@@ -200,7 +225,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                     if is_undefined(value):
                         layout[k] = None
                     elif value is init[k] and isinstance(value, (list, dict)):
-                        layout[k] = (structure.LEAF, [value], [value])  # in place, or unchanged
+                        layout[k] = (structure.LEAF, [value], [value], [])  # in place/unchanged
                     else:
                         outs += first_side(k, value, init[k])
                     continue
@@ -211,7 +236,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                     continue
                 if is_undefined(value):
                     value = struct.placeholder(struct.template(other))
-                outs += second_side(k, value, init[k], (first[0], side), other)
+                outs += second_side(k, value, (first[0], side), other)
             # a name that may be unbound after the if carries its bound flag out of the cond
             outs += [bound_flag(values[k]) for k in flagged]
             weak.append([is_weak(v) for v in outs])
@@ -228,7 +253,15 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         program.rollback_to(point)
         templates[e.index] = e.tmpl
         return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates)
+                              templates, casts)
+    except _NeedsCast as e:
+        # NOTE: re-trace (at most once per output): the first branch's output must be cast to
+        # the dtype the second one's promotes it to
+        set_args(init)
+        program.rollback_to(point)
+        casts[e.index] = e.dtype
+        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+                              templates, casts)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number
@@ -237,7 +270,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     for k in out_idx:
         if layout[k] is None:
             continue  # pending on both sides
-        tree, plan, _ = layout[k]
+        tree, plan, _, _ = layout[k]
         final[k] = structure.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
     for k, flag in zip(flagged, flags):
         if layout[k] is not None:

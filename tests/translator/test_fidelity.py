@@ -545,3 +545,22 @@ def test_attributes_and_items_assigned_in_tensor_loops_and_branches(n, sign):
     x = f32(1.0, 2.0) * sign
     both_forms(attributes_of_a_local_object, (x, i64(n)))
     check_three_ways(AttributeState(), (x, i64(n)))
+
+
+# -- dtypes across branches --------------------------------------------------------------------------
+def int32_or_int64(x):
+    if x.sum() > 0:
+        r = core.layers.cast(x, "int32")
+    else:
+        r = core.layers.cast(x, "int64")
+    return r
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_int32_and_int64_branches_promote_as_numpy_does(sign):
+    x = f32(1.0, 2.0) * sign
+    expected = run_eager(declarative(int32_or_int64), (x,)).numpy()
+    for static in (declarative(int32_or_int64), Wrap(int32_or_int64)):
+        got = run_declarative(static, (x,)).numpy()
+        assert got.dtype == np.int64  # what the two branches' dtypes promote to
+        np.testing.assert_array_equal(got, expected)
