@@ -27,7 +27,8 @@ from core.dtypes import dtype_name as name_of
 from core.static import structure
 
 from . import convert_struct as struct
-from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
+from .convert_state import (PathUnion, alternatives, assigned_where, bound_flag, closure_state,
+                            dtype_name, is_union, selector_of,
                             is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
                             layers, mark_maybe_unbound, mark_weak, to_variable, where,
                             with_targets)
@@ -103,6 +104,15 @@ def _branch_error(name, sides, values, where_):
 _OUT = object()  # marks a leaf that is an output of the cond op
 
 
+class _NeedsUnion(Exception):
+    """Return value ``index`` has other structures on the second path: ``tmpls``, one
+    ``convert_struct.template`` per alternative it may hold there."""
+
+    def __init__(self, index, tmpls):
+        super().__init__(index)
+        self.index, self.tmpls = index, tmpls
+
+
 class _NeedsCast(Exception):
     """The first-traced branch's output leaf ``index`` must have ``dtype``."""
 
@@ -142,10 +152,11 @@ def _same_items(copy, original):
 
 
 def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
-                   casts=None):
+                   casts=None, unions=None):
     init = tuple(get_args())
     where_ = where()
-    templates, casts = dict(templates or {}), dict(casts or {})
+    templates, casts, unions = dict(templates or {}), dict(casts or {}), dict(unions or {})
+    union_parts = {}  # k -> [first side's alternatives, second side's]
     out_idx = [k for k, n in enumerate(names) if n in live]
     # names that may be left unbound: undefined (not a pending return) or maybe-unbound before
     flagged = [k for k in out_idx if (is_undefined(init[k]) and not is_pending(init[k])) or
@@ -191,21 +202,50 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     def second_side(k, value, sides, other):
         tree, plan, _, first_vars = layout[k]
         leaves, got = struct.flatten(value)
-        if got != tree:
-            raise _branch_error(names[k], sides, (other, value), where_)
+        def mismatch():
+            if names[k].startswith("__return_value"):  # each path returns its own structure
+                return _NeedsUnion(k, [struct.template(a) for a in alternatives(value)])
+            return _branch_error(names[k], sides, (other, value), where_)
+
+        if got != tree or is_union(value) or is_union(other):
+            raise mismatch()
         outs, first_vars = [], iter(first_vars)
         for j, (leaf, spec) in enumerate(zip(leaves, plan)):
             if spec is not _OUT:
                 if not _same_python(leaf, spec):
-                    raise _branch_error(names[k], sides, (other, value), where_)
+                    raise mismatch()
                 continue
             first_var = next(first_vars)
             var = to_variable(leaf, first_var)
             if var is None:
-                raise _branch_error(names[k], sides, (other, value), where_)
+                raise mismatch()
             var = common_dtype(k, j, first_var, var)
             outs.append(var)
         return outs
+
+    def union_side(k, value, is_first):
+        """Outputs of return value ``k`` whose paths return different structures: every
+        alternative's static leaves (placeholders for the other side's), then the selector.
+        A side that has not returned yet (undefined) adds no alternative and selects 0."""
+        pending = is_undefined(value)
+        mine = [] if pending else alternatives(value)
+        if is_first:
+            union_parts[k] = [mine, None]
+            parts, offset = mine + [struct.placeholder(t) for t in unions[k]], 0
+        else:
+            if pending:
+                mine = [struct.placeholder(t) for t in unions[k]]
+            union_parts[k][1] = mine
+            first_alts = union_parts[k][0]
+            parts = [struct.placeholder(struct.template(a)) for a in first_alts] + mine
+            offset = len(first_alts)
+        outs = [leaf for part in parts for leaf in struct.flatten(part)[0] if is_static(leaf)]
+        sel = None if pending else selector_of(value)
+        if sel is None:
+            sel = layers().fill_constant([], "int64", 0 if pending else offset)
+        elif offset:
+            sel = sel + offset
+        return outs + [sel]
 
     def branch(fn, side):
         def run():
@@ -221,6 +261,9 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                 value = values[k]
                 if is_undefined(value) and k in templates:
                     value = struct.placeholder(templates[k])
+                if k in unions:
+                    outs += union_side(k, value, first is None)
+                    continue
                 if first is None:
                     if is_undefined(value):
                         layout[k] = None
@@ -231,10 +274,14 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                     continue
                 other = first[1][k]
                 if layout[k] is None:
+                    if is_union(value):
+                        raise _NeedsUnion(k, [struct.template(a) for a in alternatives(value)])
                     if not is_undefined(value):
                         raise _NeedsPlaceholder(k, struct.template(value))
                     continue
                 if is_undefined(value):
+                    if is_union(other):
+                        raise _NeedsUnion(k, [])
                     value = struct.placeholder(struct.template(other))
                 outs += second_side(k, value, (first[0], side), other)
             # a name that may be unbound after the if carries its bound flag out of the cond
@@ -253,7 +300,15 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         program.rollback_to(point)
         templates[e.index] = e.tmpl
         return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts)
+                              templates, casts, unions)
+    except _NeedsUnion as e:
+        # NOTE: re-trace (once per return value): the paths return different structures,
+        # known only after both are traced; each must output every alternative
+        set_args(init)
+        program.rollback_to(point)
+        unions[e.index] = e.tmpls
+        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+                              templates, casts, unions)
     except _NeedsCast as e:
         # NOTE: re-trace (at most once per output): the first branch's output must be cast to
         # the dtype the second one's promotes it to
@@ -261,13 +316,22 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         program.rollback_to(point)
         casts[e.index] = e.dtype
         return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts)
+                              templates, casts, unions)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number
     flags = outs[len(outs) - len(flagged):]
     final, it = list(init), iter(outs)
     for k in out_idx:
+        if k in unions:
+            first_alts, second_alts = union_parts[k]
+            alts = []
+            for alt in list(first_alts) + list(second_alts):
+                leaves, tree = struct.flatten(alt)
+                alts.append(structure.pack(tree, [next(it) if is_static(v) else v
+                                                  for v in leaves]))
+            final[k] = PathUnion(next(it), alts)
+            continue
         if layout[k] is None:
             continue  # pending on both sides
         tree, plan, _, _ = layout[k]

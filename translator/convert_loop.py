@@ -356,6 +356,12 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         for s, const in constants.items():
             if values[s] is not const and not (is_undefined(const) and is_undefined(values[s])):
                 label = slots.labels[s]
+                if label.startswith("__return_value"):
+                    raise TypeError(
+                        f"a return inside a loop whose condition is a Tensor{where_} returns "
+                        f"{kind(values[s])}, and the function's other paths give "
+                        f"{kind(const)}; a static loop can only return what the function "
+                        "returns on every other path (the same structure of Tensors)")
                 raise TypeError(
                     f"variable '{label}' is {kind(const)} before a loop whose condition is "
                     f"a Tensor{where_} and {kind(values[s])} after its body; in a static "

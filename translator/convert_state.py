@@ -29,11 +29,14 @@ import weakref
 from . import origin_info
 
 __all__ = [
+    "PathUnion",
     "PendingReturn",
     "Targets",
+    "alternatives",
     "UndefinedVar",
     "assigned_where",
     "restore_others",
+    "selector_of",
     "bound_flag",
     "check_bound",
     "check_defined",
@@ -42,6 +45,7 @@ __all__ = [
     "install_origin_provider",
     "is_static",
     "is_pending",
+    "is_union",
     "is_undefined",
     "is_maybe_unbound",
     "is_weak",
@@ -284,6 +288,43 @@ def closure_state(fn, names):
     return get_args, set_args
 
 
+class PathUnion:
+    """What a function returns when its paths under a Tensor condition return different
+    structures (a tuple on one, a Tensor or None on another): every path's value
+    (``alternatives``, static leaves filled with placeholders on the other paths) and an int64
+    ``selector`` Variable saying at run time which one the path taken returned. The
+    declarative call returns that alternative; anything else done with it is an error."""
+
+    __slots__ = ("selector", "alternatives")
+
+    def __init__(self, selector, alternatives):
+        object.__setattr__(self, "selector", selector)
+        object.__setattr__(self, "alternatives", list(alternatives))
+
+    def __getattr__(self, attr):
+        raise AttributeError(
+            f"this value is {len(self.alternatives)} different structures on different paths "
+            "of a Tensor condition (the paths return different things); it can only be "
+            f"returned from the declarative function, not used (.{attr})")
+
+    def __repr__(self):
+        return f"<one of {len(self.alternatives)} path results>"
+
+
+def is_union(value):
+    return isinstance(value, PathUnion)
+
+
+def alternatives(value):
+    """The alternatives of a :class:`PathUnion`, else ``[value]``."""
+    return value.alternatives if isinstance(value, PathUnion) else [value]
+
+
+def selector_of(value):
+    """The selector of a :class:`PathUnion`, else None (alternative 0)."""
+    return value.selector if isinstance(value, PathUnion) else None
+
+
 class Targets:
     """The attributes and items a construct assigns (``self.x``, ``self.d["k"]``): each entry
     is ``(owner thunk, 'attr' or 'item', key, label)``. A static ``cond`` / ``while_loop``
@@ -417,6 +458,8 @@ def kind(value):
         return "undefined"
     if value is None:
         return "None"
+    if isinstance(value, PathUnion):
+        return f"one of {len(value.alternatives)} structures"
     if isinstance(value, (tuple, list, dict)):
         return f"a {type(value).__name__} of {len(value)}"
     return "a Tensor" if is_static(value) or hasattr(value, "dtype") else type(value).__name__

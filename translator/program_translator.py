@@ -26,6 +26,7 @@ from core import static as _static
 from core.static.builder import eager_parameters
 from core.tensor import Parameter, Tensor
 
+from .convert_state import PathUnion
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
@@ -61,7 +62,7 @@ class ConcreteProgram:
         self.startup_program = startup_program
         self.inputs = inputs
         self.outputs = outputs
-        self.output_vars = [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
+        self.output_vars = _output_vars(outputs)
         self.parameters = parameters
         self.function = function
         self._partial = None
@@ -79,12 +80,39 @@ class ConcreteProgram:
     def __call__(self, tensors):
         """Run on the eager ``tensors`` (the tensor leaves of the arguments); eager outputs in
         the structure of ``outputs``."""
-        results = self.partial_program(tensors)
-        leaves = flatten(self.outputs)
+        return self.pack_outputs(self.partial_program(tensors))
+
+    def pack_outputs(self, results):
+        """The function's result from ``results`` (one value per ``output_vars``): its
+        structure with those values for its Variables -- where the paths return different
+        structures (:class:`~translator.convert_state.PathUnion`), the one the run took."""
+        outputs = self.outputs
+        if isinstance(outputs, PathUnion):
+            by_var = dict(zip(map(id, self.output_vars), results))
+            selected = by_var[id(outputs.selector)]
+            outputs = outputs.alternatives[int(getattr(selected, "numpy", lambda: selected)())]
+            leaves = flatten(outputs)
+            return pack(outputs, [by_var[id(v)] if isinstance(v, _static.Variable) else v
+                                  for v in leaves])
+        leaves = flatten(outputs)
         if len(leaves) != len(results):
             it = iter(results)
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
-        return pack(self.outputs, results)
+        return pack(outputs, results)
+
+
+def _output_vars(outputs):
+    """The Variables among ``outputs`` in :func:`flatten` order; for a PathUnion its selector
+    and then every alternative's, each once."""
+    if not isinstance(outputs, PathUnion):
+        return [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
+    out, seen = [outputs.selector], {id(outputs.selector)}
+    for alt in outputs.alternatives:
+        for v in flatten(alt):
+            if isinstance(v, _static.Variable) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
 
 
 def _parameters_of(main_program):

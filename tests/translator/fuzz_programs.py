@@ -8,8 +8,9 @@ tensor, ``n`` an int64 0-d tensor (a trip count), ``k`` a Python int -- out of n
 conditions, names bound in one branch only (now and then read where they may be unbound, so
 eager raises ``UnboundLocalError`` on some paths, and the static runs must fail the same
 way on exactly those), Python lists appended to in loops and iterated after, and early
-returns. Every run returns the same structure (the
-three pool names), so any path's result is comparable. Loops that a Tensor controls count
+returns -- in some programs (which then return only outside loops) of other structures (a
+Tensor, None, nested lists and dicts), which the converted function must return as the path
+taken does. Loops that a Tensor controls count
 up to ``n`` and advance their counter first, so every program ends.
 
 :func:`check_program(source, as_layer)` runs one program on inputs that take different
@@ -41,6 +42,7 @@ class _Gen:
         self.rng, self.max_depth, self.max_stmts = rng, max_depth, max_stmts
         self.lines, self.counter = [], 0
         self.bound = set()  # every name assigned so far, on any path
+        self.vary_returns = rng.random() < 0.4  # then no return inside loops
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -103,7 +105,10 @@ class _Gen:
                 self.emit(depth, f"if {self.condition(defined, counters)}:")
                 self.emit(depth + 1, self.rng.choice(["break", "continue"]))
             elif kind == "return":
-                self.emit(depth, f"return {', '.join(POOL)}")
+                value = ", ".join(POOL)
+                if self.vary_returns and self.rng.random() < 0.4:  # other structures
+                    value = self.rng.choice(["v0", "v1, v2", "None", "[v0, {'a': v1}], 7"])
+                self.emit(depth, f"return {value}")
                 return defined, True
         return defined, False
 
@@ -113,7 +118,8 @@ class _Gen:
             kinds += ["if", "while_", "for_range", "for_list"]
         if in_loop:
             kinds.append("jump")
-        kinds.append("return" if self.rng.random() < 0.3 else "assign")
+        if not (in_loop and self.vary_returns):  # a loop returns what every path returns
+            kinds.append("return" if self.rng.random() < 0.3 else "assign")
         return self.rng.choice(kinds)
 
     def if_stmt(self, depth, defined, counters, in_loop, nest):

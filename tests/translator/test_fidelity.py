@@ -301,7 +301,7 @@ def test_python_values_assigned_in_branches_become_tensors():
     both_forms(python_values_from_branches, (f32(1.0, 2.0),), (f32(-1.0, -2.0),))
 
 
-# -- control flow found by the fuzzer -------------------------------------------------------------
+# -- control flow found by the fuzzer --------------------------------------------------------------
 def return_in_a_loop_nested_in_a_loop(x, n):
     i = 0
     while i < 2:
@@ -350,7 +350,7 @@ def test_a_loop_temporary_left_unbound_on_a_python_path(n, k):
     both_forms(name_only_in_a_loop_body, (f32(1.0, 2.0), i64(n), k))
 
 
-# -- names bound on some paths only --------------------------------------------------------------
+# -- names bound on some paths only ----------------------------------------------------------------
 def bound_in_one_branch_dead(x):
     if x.sum() > 0:
         y = x * 2.0
@@ -434,7 +434,7 @@ def test_an_unbound_python_path_name_read_in_a_tensor_branch(k, sign):
     both_forms(read_in_a_branch_the_run_may_skip, (f32(1.0, 2.0) * sign, k))
 
 
-# -- get_program, save_inference_model ------------------------------------------------------------
+# -- get_program, save_inference_model -------------------------------------------------------------
 class _Inner(core.nn.Layer):
     def __init__(self):
         super().__init__()
@@ -498,7 +498,7 @@ def test_save_inference_model_after_enable_false_saves_that_call(tmp_path):
         exe.run(program, feed={feeds[0]: np.ones((5, 3), np.float32)}, fetch_list=fetches)
 
 
-# -- attributes and items assigned in tensor loops and branches -----------------------------------
+# -- attributes and items assigned in tensor loops and branches ------------------------------------
 class _Box:
     pass
 
@@ -547,7 +547,7 @@ def test_attributes_and_items_assigned_in_tensor_loops_and_branches(n, sign):
     check_three_ways(AttributeState(), (x, i64(n)))
 
 
-# -- dtypes across branches --------------------------------------------------------------------------
+# -- dtypes across branches ------------------------------------------------------------------------
 def int32_or_int64(x):
     if x.sum() > 0:
         r = core.layers.cast(x, "int32")
@@ -564,3 +564,56 @@ def test_int32_and_int64_branches_promote_as_numpy_does(sign):
         got = run_declarative(static, (x,)).numpy()
         assert got.dtype == np.int64  # what the two branches' dtypes promote to
         np.testing.assert_array_equal(got, expected)
+
+
+# -- paths that return different structures --------------------------------------------------------
+def tuple_or_tensor(x):
+    if x.sum() > 0:
+        return x, x * 2.0
+    return x
+
+
+def tensor_or_none(x):
+    if x.sum() > 0:
+        return x + 1.0
+    return None
+
+
+def three_structures(x):
+    if x.sum() > 0:
+        return x, x * 2.0
+    if x.mean() < -1.0:
+        return None
+    y = x * 3.0
+    return [y, {"a": y - 1.0}], 7
+
+
+@pytest.mark.parametrize("values", [(1.0, 2.0), (-1.0, 0.5), (-3.0, -1.0)])
+def test_each_path_returns_its_own_structure(values):
+    x = f32(*values)
+    for fn in (tuple_or_tensor, tensor_or_none, three_structures):
+        both_forms(fn, (x,))
+
+
+def test_a_value_with_different_structures_per_path_cannot_be_used():
+    def use(x):
+        r = tuple_or_tensor(x)
+        return r.shape
+
+    with pytest.raises(AttributeError, match="different structures on different paths"):
+        declarative(use)(core.to_tensor(f32(1.0)))
+
+
+def return_in_a_loop_of_another_structure(x, n):
+    if x.sum() > 5.0:
+        return None
+    for i in range(n):
+        if x.mean() > 0:
+            return x, x * i
+    return x, x
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("values", [(1.0,), (-1.0,), (7.0,)])
+def test_a_loop_returning_after_a_path_that_returned_none(n, values):
+    both_forms(return_in_a_loop_of_another_structure, (f32(*values), i64(n)))

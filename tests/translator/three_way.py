@@ -82,11 +82,9 @@ def run_program(fn, args):
             scope.var(name).get_tensor().set(tensor.numpy(), core.CPUPlace())
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         feed = {v.name: a for v, a in zip(concrete.inputs, arrays)}
-        fetched = iter(exe.run(concrete.main_program, feed=feed,
-                               fetch_list=concrete.output_vars, scope=scope))
-        leaves = [next(fetched) if isinstance(v, core.static.Variable) else v
-                  for v in _leaves(concrete.outputs)]
-        return _pack(concrete.outputs, iter(leaves))
+        fetched = exe.run(concrete.main_program, feed=feed, fetch_list=concrete.output_vars,
+                          scope=scope)
+        return concrete.pack_outputs(fetched)
 
     return _guard(call)
 
