@@ -617,3 +617,22 @@ def return_in_a_loop_of_another_structure(x, n):
 @pytest.mark.parametrize("values", [(1.0,), (-1.0,), (7.0,)])
 def test_a_loop_returning_after_a_path_that_returned_none(n, values):
     both_forms(return_in_a_loop_of_another_structure, (f32(*values), i64(n)))
+
+
+def print_a_branch_value(x):
+    if x.sum() > 0:
+        v = x * 2.0
+        print(v)
+    else:
+        v = x - 1.0
+    print(v)
+    return v
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_print_of_a_value_made_in_a_branch(sign, capsys):
+    x = f32(1.0, 2.0) * sign
+    both_forms(print_a_branch_value, (x,))
+    out = capsys.readouterr().out
+    expected = "2. 4." if sign > 0 else "-2. -3."
+    assert expected in out.replace(",", "") or expected.replace(". ", ".0 ") in out
