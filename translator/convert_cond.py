@@ -45,10 +45,16 @@ __all__ = [
 
 
 # -- if / else ------------------------------------------------------------------------------------
+def _truth(pred):
+    """``pred``, or for a value that is one of several things (``x and None``) its truth."""
+    return pred.truth if is_union(pred) and pred.truth is not None else pred
+
+
 def convert_ifelse(pred, true_fn, false_fn, names=(), live=(), targets=None):
     """``if pred: true_fn() else: false_fn()``; a static ``pred`` builds a ``cond`` op whose
     outputs are the ``live`` names among the modified ``names``, and the attributes / items
     ``targets`` (a ``convert_state.Targets``) the branches assign."""
+    pred = _truth(pred)
     if is_static(pred):
         get_args, set_args = closure_state(true_fn, names)
         get_args, set_args, names = with_targets(get_args, set_args, names, targets)
@@ -83,6 +89,7 @@ def as_predicate(pred):
 
 def convert_ifexp(pred, true_fn, false_fn):
     """``true_fn() if pred else false_fn()``; a static ``pred`` builds a ``cond`` op."""
+    pred = _truth(pred)
     if is_static(pred):
         return _static_ifexp(as_predicate(pred), true_fn, false_fn)
     return true_fn() if pred else false_fn()
@@ -396,9 +403,9 @@ def _static_logical(x, y_fn, x_is_result_when):
         holder[1] = number
         var = layers().fill_constant([], name_of(np.result_type(x.dtype, y)), y) if number \
             else to_variable(y, x)
-        if var is None:
-            raise TypeError(f"'and'/'or' with a Tensor on the left{where()} needs a Tensor or "
-                            f"number on the right, got {kind(y)}")
+        if var is None:  # None or another Python object: the result is x or that object
+            holder.append(y)
+            return lay.assign(x)
         if dtype_name(var) != dtype_name(x):
             common = name_of(np.result_type(x.dtype, var.dtype))
             holder[0] = common
@@ -412,10 +419,20 @@ def _static_logical(x, y_fn, x_is_result_when):
             return lay.cast(x, holder[0])
         return lay.assign(x)
 
-    if x_is_result_when:  # y's branch is traced first: it decides the common dtype
-        out = lay.cond(lay.logical_not(pred), take_y, take_x)
-    else:
-        out = lay.cond(pred, take_y, take_x)
+    program = struct.current_program()
+    point = program.checkpoint()
+    taken_y = lay.logical_not(pred) if x_is_result_when else pred
+    # y's branch is traced first: it decides the common dtype
+    out = lay.cond(taken_y, take_y, take_x)
+    if len(holder) > 2:
+        # NOTE: y is no Tensor: the value is x or that Python object, chosen at run time
+        # (returned from the function, or used as a condition through its truth value)
+        y = holder[2]
+        program.rollback_to(point)
+        taken_y = lay.logical_not(pred) if x_is_result_when else pred
+        truth = pred if bool(y) == (not x_is_result_when) else \
+            lay.fill_constant([], "bool", bool(y))
+        return PathUnion(lay.cast(taken_y, "int64"), [x, y], truth)
     # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
     # promote like a weak number against a float tensor
     return mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
@@ -430,6 +447,7 @@ def _numel(shape):
 
 def convert_logical_not(x):
     """``not x``: ``logical_not`` for a static ``x`` (cast to bool first), else Python."""
+    x = _truth(x)
     if is_static(x):
         lay = layers()
         return lay.logical_not(x if dtype_name(x) == "bool" else lay.cast(x, "bool"))

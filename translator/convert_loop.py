@@ -41,11 +41,12 @@ from .convert_cond import as_predicate, convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
 from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
-                            is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
+                            is_maybe_unbound, is_pending, is_static, is_undefined, is_union,
+                            is_weak, kind,
                             layers, mark_maybe_unbound, restore_others,
                             mark_weak, number_dtype, to_variable, weak_supported, where,
                             with_targets)
-from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
+from .tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
 
 __all__ = ["convert_for_loop", "convert_while_loop"]
 
@@ -56,6 +57,7 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
     head or after the loop) and the attributes / items ``targets`` the body assigns."""
     pred = cond_fn()
     while True:
+        pred = pred.truth if is_union(pred) and pred.truth is not None else pred
         if is_static(pred):
             get_args, set_args = closure_state(body_fn, loop_vars)
             restore = restore_others(body_fn, loop_vars)
@@ -331,6 +333,8 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     def cond(*loop_vars):
         set_args(merged(loop_vars))
         pred = cond_fn()
+        if is_union(pred) and pred.truth is not None:
+            pred = pred.truth
         return as_predicate(pred) if is_static(pred) else to_variable(bool(pred))
 
     def body(*loop_vars):
@@ -370,6 +374,8 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         outs = []
         for s, before in zip(carried, loop_vars):
             var = to_variable(values[s], before)
+            if var is None and isinstance(values[s], list) and is_array(before):
+                var = list_to_array(values[s], dtype_name(before))  # a list made in the body
             if var is None:
                 raise TypeError(f"variable '{slots.labels[s]}' becomes {kind(values[s])} inside "
                                 f"a loop whose condition is a Tensor{where_}; it must stay a "

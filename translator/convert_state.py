@@ -295,11 +295,13 @@ class PathUnion:
     ``selector`` Variable saying at run time which one the path taken returned. The
     declarative call returns that alternative; anything else done with it is an error."""
 
-    __slots__ = ("selector", "alternatives")
+    __slots__ = ("selector", "alternatives", "truth")
 
-    def __init__(self, selector, alternatives):
+    def __init__(self, selector, alternatives, truth=None):
         object.__setattr__(self, "selector", selector)
         object.__setattr__(self, "alternatives", list(alternatives))
+        #: a bool Variable, the value's truth where it is known (``x and None``), else None
+        object.__setattr__(self, "truth", truth)
 
     def __getattr__(self, attr):
         raise AttributeError(
@@ -309,6 +311,11 @@ class PathUnion:
 
     def __repr__(self):
         return f"<one of {len(self.alternatives)} path results>"
+
+    def __bool__(self):
+        raise TypeError(f"the truth value of a value that is one of {len(self.alternatives)} "
+                        "things chosen at run time is not known while the program is built; "
+                        "use it directly as an if / while condition, or return it")
 
 
 def is_union(value):

@@ -41,10 +41,16 @@ class _VarMeta:
         self.array = is_array(var)
 
 
+class _ListMeta:
+    """A Python list leaf (a loop turns it into a tensor array): its stand-in is a new empty
+    list, never the list itself, whose items may be local to the block that made them."""
+
+
 def template(value, kinds=structure.ALL):
     """What :func:`placeholder` needs to build a stand-in of ``value``'s structure."""
     leaves, tree = flatten(value, kinds)
-    return tree, [_VarMeta(v) if is_static(v) else v for v in leaves]
+    return tree, [_VarMeta(v) if is_static(v) else _ListMeta() if isinstance(v, list) else v
+                  for v in leaves]
 
 
 def placeholder(tmpl):
@@ -55,6 +61,8 @@ def placeholder(tmpl):
     for m in metas:
         if isinstance(m, _VarMeta):
             m = lay.create_array(m.dtype) if m.array else lay.fill_constant(m.shape, m.dtype, 0)
+        elif isinstance(m, _ListMeta):
+            m = []
         leaves.append(m)
     return structure.pack(tree, leaves)
 

@@ -636,3 +636,41 @@ def test_print_of_a_value_made_in_a_branch(sign, capsys):
     out = capsys.readouterr().out
     expected = "2. 4." if sign > 0 else "-2. -3."
     assert expected in out.replace(",", "") or expected.replace(". ", ".0 ") in out
+
+
+def and_or_none(x):
+    a = (x.sum() > 0) and None
+    b = (x.sum() > 0) or None
+    if (x.mean() > 0) or None:
+        x = x + 1.0
+    if (x.mean() > 0) and None:
+        x = x * 100.0
+    return x
+
+
+def returns_or_none(x):
+    return (x.sum() > 0) or None
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_and_or_with_none_on_the_right(sign):
+    x = f32(1.0, 2.0) * sign
+    both_forms(and_or_none, (x,))
+    both_forms(returns_or_none, (x,))
+
+
+def list_made_in_a_tensor_loop_body(x, n):
+    i = 0
+    s = x * 0.0
+    while i < n:
+        i += 1
+        if s.sum() > 100.0:
+            continue
+        parts = [x * 0.5, x * i]
+        s = s + parts[0] + parts[1] + len(parts)
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_list_first_made_in_a_tensor_loop_body(n):
+    both_forms(list_made_in_a_tensor_loop_body, (f32(1.0, -2.0), i64(n)))
