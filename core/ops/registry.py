@@ -74,8 +74,17 @@ class KernelContext:
                 shared = _random.default_generator(xp)
                 saved = log.get(entry)
                 if saved is None:
-                    log[entry] = copy.deepcopy(shared)
-                gen.append(shared if saved is None else copy.deepcopy(saved))
+                    try:
+                        log[entry] = copy.deepcopy(shared)
+                    except Exception:  # NOTE: a generator that cannot be copied: replay
+                        seed = int(shared.integers(0, 2 ** 62))  # from a seed drawn from it
+                        log[entry] = seed
+                        shared = _random.make_generator(xp, seed)
+                    gen.append(shared)
+                elif isinstance(saved, int):
+                    gen.append(_random.make_generator(xp, saved))
+                else:
+                    gen.append(copy.deepcopy(saved))
             return gen[0]
 
         return KernelContext(self.xp, self.place, rng_source=source)

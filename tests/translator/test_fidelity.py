@@ -674,3 +674,29 @@ def list_made_in_a_tensor_loop_body(x, n):
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_a_list_first_made_in_a_tensor_loop_body(n):
     both_forms(list_made_in_a_tensor_loop_body, (f32(1.0, -2.0), i64(n)))
+
+
+@pytest.mark.parametrize("copyable", [True, False])
+def test_a_run_log_replays_the_draws_of_each_random_op(copyable, monkeypatch):
+    import core.random as random_state
+    from core.ops.registry import KernelContext
+
+    real = np.random.default_rng(3)
+
+    class Uncopyable:  # a generator copy.deepcopy cannot copy (replayed from a drawn seed)
+        def __deepcopy__(self, memo):
+            raise TypeError("cannot copy")
+
+        def __getattr__(self, attr):
+            return getattr(real, attr)
+
+    if not copyable:
+        monkeypatch.setattr(random_state, "default_generator", lambda xp=np: Uncopyable())
+    ctx, log = KernelContext(np, core.CPUPlace()), {}
+    ctx.begin_run(log)
+    first = [ctx.op_ctx(("b0", k)).rng().random(4) for k in (0, 1, 0)]
+    ctx.begin_run(log)  # the backward half of the same run
+    again = [ctx.op_ctx(("b0", k)).rng().random(4) for k in (0, 1, 0)]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(first[0], first[2])  # the op's second run draws anew
