@@ -640,7 +640,8 @@ def test_print_of_a_value_made_in_a_branch(sign, capsys):
 
 def and_or_none(x):
     a = (x.sum() > 0) and None
-    b = (x.sum() > 0) or None
+    if a:
+        x = x - 0.5
     if (x.mean() > 0) or None:
         x = x + 1.0
     if (x.mean() > 0) and None:
@@ -650,6 +651,15 @@ def and_or_none(x):
 
 def returns_or_none(x):
     return (x.sum() > 0) or None
+
+
+def test_combining_such_values_is_a_clear_error():
+    def combine(x):
+        a = (x.sum() > 0) and None
+        return a or x
+
+    with pytest.raises(TypeError, match="one of 2 things chosen at run time"):
+        declarative(combine)(core.to_tensor(f32(1.0)))
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
