@@ -73,7 +73,8 @@ REGRESSIONS = [
 ]
 
 
-@pytest.mark.parametrize("source", REGRESSIONS)
+@pytest.mark.parametrize("source", REGRESSIONS,
+                         ids=[f"regression{i}" for i in range(len(REGRESSIONS))])
 def test_programs_the_fuzzer_found(source):
     assert check_program(source) is None
     assert check_program(source, as_layer=True) is None
