@@ -29,6 +29,8 @@ def getitem(x, index):
     Eager mode checks the index against ``x``'s shape first and raises ``IndexError`` naming
     the offending index and the shape; static mode checks what the static shape knows.
     """
+    if getattr(x, "type", None) == "tensor_array":
+        return _array_item(x, index)
     eager = _mode.in_dynamic_mode()
     items, tensors = encode_index(index, x if eager else None)
     if eager:
@@ -90,6 +92,17 @@ def _shell(x):
     shell._node, shell._out_idx, shell._detached = x._node, x._out_idx, x._detached
     shell.stop_gradient, shell.persistable = x.stop_gradient, False
     return shell
+
+
+def _array_item(array, index):
+    """``array[index]`` of a static tensor array: the element (``read_from_array``), as
+    indexing the Python list an eager array is gives; a negative index counts from the end."""
+    if isinstance(index, (slice, tuple)) or index is None or index is Ellipsis:
+        raise TypeError(f"a tensor array ('{array.name}') takes one int or int Tensor index, "
+                        f"got {index!r}; read its elements with array_read or stack it first")
+    if isinstance(index, numbers.Integral):
+        index = np.asarray(int(index), dtype=np.int64)
+    return apply("read_from_array", [array, index])
 
 
 def encode_index(index, x=None, what="getitem"):

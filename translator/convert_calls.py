@@ -4,7 +4,8 @@ itself.
 User functions, methods and Layers are converted (once, cached, recursively: their own calls
 go through here again); the builtins with a static form map to their helpers; library code
 (``core``, numpy, the standard library modules below), classes, ``not_to_static``
-functions and whatever cannot be converted are called as they are.
+functions and whatever cannot be converted are called as they are -- except that a Layer
+class called while a declarative function is translated is constructed in eager mode.
 """
 import builtins
 import types
@@ -38,7 +39,9 @@ def convert_call(fn):
         mapped = None
     if mapped is not None:
         return mapped
-    if getattr(fn, "_d2s_not_to_static", False) or isinstance(fn, type):
+    if isinstance(fn, type):
+        return _eager_layer_class(fn) if _constructs_eager_layer(fn) else fn
+    if getattr(fn, "_d2s_not_to_static", False):
         return fn
     if hasattr(fn, "dygraph_function"):
         return convert.convert_to_static(fn)
@@ -65,3 +68,26 @@ def _convert_or_keep(convert, target, fallback):
         return convert.convert_to_static(target)
     except convert.ConversionError:
         return fallback
+
+
+def _constructs_eager_layer(cls):
+    """True for a Layer class called while a declarative function is being translated."""
+    from core.nn import Layer
+
+    from .program_translator import translating
+
+    return translating() and issubclass(cls, Layer)
+
+
+def _eager_layer_class(cls):
+    """``cls`` constructed in eager mode: a Layer a ``forward`` creates while it is being
+    translated (``self.sub = Sub()`` on first call) owns eager Parameters, as when that
+    ``forward`` runs eagerly; the Program reads them like the Layer's other parameters (and
+    ``get_program``'s startup program initialises them)."""
+    from core import mode
+
+    def construct(*args, **kwargs):
+        with mode.guard():
+            return cls(*args, **kwargs)
+
+    return construct

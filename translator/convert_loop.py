@@ -26,8 +26,10 @@ is split into one loop variable per leaf (``convert_struct``) and must keep its 
 name first bound inside the loop and used after it, and a pending return value
 (``convert_state.PendingReturn``) that the body sets, enter the loop as a placeholder of the
 structure the body gives them (zeros of the body's dtype; unknown dims 1, relaxed to -1 by
-``while_loop``) and the loop is traced again. When the loop runs no iteration such a name
-holds that placeholder after it, where eager Python would raise ``UnboundLocalError``.
+``while_loop``) and the loop is traced again. Such a name (not a pending return value)
+also gets a *bound flag* loop variable (False before the loop; after the body, whether the
+body bound it): a read after a loop that ran no iteration fails at run time as eager Python
+would (``convert_state.check_bound``).
 """
 import builtins
 import collections
@@ -35,25 +37,33 @@ import functools
 
 from core.static import structure
 
-from .convert_cond import convert_logical_and
+from .convert_cond import as_predicate, convert_logical_and
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from . import convert_struct as struct
-from .convert_state import (closure_state, dtype_name, is_static, is_undefined, is_weak, kind,
-                            layers, mark_weak, number_dtype, to_variable, weak_supported, where)
-from .tensor_list import ArrayDtypeChanged, is_guessed, list_to_array, mark_guessed
+from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
+                            is_maybe_unbound, is_pending, is_static, is_undefined, is_union,
+                            is_weak, kind,
+                            layers, mark_maybe_unbound, restore_others,
+                            mark_weak, number_dtype, to_variable, weak_supported, where,
+                            with_targets)
+from .tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
 
 __all__ = ["convert_for_loop", "convert_while_loop"]
 
 
-def convert_while_loop(cond_fn, body_fn, loop_vars=()):
+def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
     """``while cond_fn(): body_fn()``; from the first static condition on, the rest of the
     loop is a ``while_loop`` op carrying ``loop_vars`` (the modified names live at the loop
-    head or after the loop)."""
+    head or after the loop) and the attributes / items ``targets`` the body assigns."""
     pred = cond_fn()
     while True:
+        pred = pred.truth if is_union(pred) and pred.truth is not None else pred
         if is_static(pred):
             get_args, set_args = closure_state(body_fn, loop_vars)
-            _static_while(cond_fn, body_fn, get_args, set_args, loop_vars)
+            restore = restore_others(body_fn, loop_vars)
+            get_args, set_args, names = with_targets(get_args, set_args, loop_vars, targets)
+            _static_while(cond_fn, body_fn, get_args, set_args, names)
+            restore()
             return
         if not pred:
             return
@@ -61,13 +71,13 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=()):
         pred = cond_fn()
 
 
-def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
+def convert_for_loop(iterable, extra_test, body_fn, loop_vars=(), targets=None):
     """``for item in iterable: body_fn(item)`` stopping when ``extra_test()`` is false (loops
     with ``break``/``return``). A static iterable (Variable, static range/enumerate/zip) loops
     with a ``while_loop`` over an index; a Python ``range`` whose extra test turns static
     continues as one from the current index."""
     if is_static_iterable(iterable):
-        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars)
+        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars, targets)
         return
     items = iterable if isinstance(iterable, range) else builtins.iter(iterable)
     for k, item in enumerate(items):
@@ -81,15 +91,22 @@ def convert_for_loop(iterable, extra_test, body_fn, loop_vars=()):
                         "range or a Tensor instead")
                 _static_for(StaticIter(len(iterable), functools.partial(
                     range_item, iterable.start, iterable.step)), k, extra_test, body_fn,
-                    loop_vars)
+                    loop_vars, targets)
                 return
             if not ok:
                 return
         body_fn(item)
 
 
-def _static_for(it, start, extra_test, body_fn, names):
+def _static_for(it, start, extra_test, body_fn, names, targets=None):
     get_args, set_args = closure_state(body_fn, names)
+    restore = restore_others(body_fn, names)
+    get_args, set_args, names = with_targets(get_args, set_args, names, targets)
+    _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args)
+    restore()
+
+
+def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
     # the index stands for a Python int (what range / enumerate give eagerly): weak, so
     # ``float32_tensor * i`` stays float32 as in eager mode
     index = [mark_weak(layers().fill_constant([], "int64", start))]
@@ -251,14 +268,50 @@ class _Slots:
         return tuple(out)
 
 
+def _with_bound_flag(k, body_fn, get_args, set_args, names, where_, before=None):
+    """The loop's functions with one more loop variable: the bound flag of name ``k``, which
+    may be unbound before the loop (``before``: its flag there, None for undefined; after the
+    body, whether it is bound; see ``convert_state.check_bound``). ``finish()``, called after
+    the loop is built, records the flag on the name's final value."""
+    flag = [before if before is not None else layers().fill_constant([], "bool", False)]
+    assigned = [assigned_where(get_args()[k]) if before is not None else ""]
+
+    def get_all():
+        return tuple(get_args()) + (flag[0],)
+
+    def set_all(values):
+        set_args(values[:-1])
+        flag[0] = values[-1]
+
+    def body():
+        mark_maybe_unbound(get_args()[k], flag[0], names[k], "")
+        body_fn()
+        value = get_args()[k]
+        assigned[0] = assigned[0] or assigned_where(value)
+        flag[0] = bound_flag(value)
+
+    def finish():
+        mark_maybe_unbound(get_args()[k], flag[0], names[k],
+                           assigned[0] or f" in the loop{where_}")
+
+    return body, get_all, set_all, tuple(names) + (f"__bound_{names[k]}",), finish
+
+
 def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
-                  templates=None):
+                  templates=None, flagged=frozenset()):
     init_values = get_args()
     where_ = where()
     fixes, templates = dict(fixes or {}), dict(templates or {})
+    for k, value in enumerate(init_values):
+        if k not in flagged and is_maybe_unbound(value):  # carry its bound flag through
+            body2, get2, set2, names2, finish = _with_bound_flag(
+                k, body_fn, get_args, set_args, names, where_, bound_flag(value))
+            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt, templates,
+                          flagged | {k})
+            finish()
+            return
     program = struct.current_program()
-    block = program.current_block()
-    point = struct.mark(program, block)
+    point = program.checkpoint()
     slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_undefined(v)
                            else v for k, v in enumerate(init_values)])
     init = list(slots.before)
@@ -280,7 +333,9 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
     def cond(*loop_vars):
         set_args(merged(loop_vars))
         pred = cond_fn()
-        return pred if is_static(pred) else to_variable(bool(pred))
+        if is_union(pred) and pred.truth is not None:
+            pred = pred.truth
+        return as_predicate(pred) if is_static(pred) else to_variable(bool(pred))
 
     def body(*loop_vars):
         set_args(merged(loop_vars))
@@ -303,8 +358,14 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
                 raise _NeedsTemplate(k, struct.template(value, _LOOP_KINDS))
         values = slots.split(named, where_)
         for s, const in constants.items():
-            if values[s] is not const:
+            if values[s] is not const and not (is_undefined(const) and is_undefined(values[s])):
                 label = slots.labels[s]
+                if label.startswith("__return_value"):
+                    raise TypeError(
+                        f"a return inside a loop whose condition is a Tensor{where_} returns "
+                        f"{kind(values[s])}, and the function's other paths give "
+                        f"{kind(const)}; a static loop can only return what the function "
+                        "returns on every other path (the same structure of Tensors)")
                 raise TypeError(
                     f"variable '{label}' is {kind(const)} before a loop whose condition is "
                     f"a Tensor{where_} and {kind(values[s])} after its body; in a static "
@@ -313,6 +374,8 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         outs = []
         for s, before in zip(carried, loop_vars):
             var = to_variable(values[s], before)
+            if var is None and isinstance(values[s], list) and is_array(before):
+                var = list_to_array(values[s], dtype_name(before))  # a list made in the body
             if var is None:
                 raise TypeError(f"variable '{slots.labels[s]}' becomes {kind(values[s])} inside "
                                 f"a loop whose condition is a Tensor{where_}; it must stay a "
@@ -336,6 +399,16 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         fixes[e.index] = e.fix
     except _NeedsTemplate as e:
         templates[e.index] = e.tmpl
+        if not is_pending(init_values[e.index]):  # a name the loop may leave unbound
+            # NOTE: re-trace with one more loop variable, the name's bound flag (see below)
+            set_args(init_values)
+            program.rollback_to(point)
+            body2, get2, set2, names2, finish = _with_bound_flag(
+                e.index, body_fn, get_args, set_args, names, where_)
+            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
+                          flagged | {e.index})
+            finish()
+            return
     except Exception:
         if not probes:
             raise
@@ -346,9 +419,13 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             mark_weak(out, is_weak(init[s]))
         set_args(merged(list(outs)))
         return
+    # NOTE: re-trace, each time with more known about the loop variables' entry types (at
+    # most a few per variable: a Python number's dtype / rank from the body (_Retrace), an
+    # undefined name's structure (_NeedsTemplate), a failed dtype probe). What a body makes of
+    # a Python value is only known by running it, and the loop variables must be typed before.
     set_args(init_values)
-    struct.rollback(program, block, point)
+    program.rollback_to(point)
     return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
-                         templates)
+                         templates, flagged)
 
 

@@ -23,13 +23,15 @@ from .convert_cond import convert_compare, convert_ifelse, convert_ifexp, conver
     convert_logical_not, convert_logical_or
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_loop import convert_for_loop, convert_while_loop
-from .convert_state import PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
-    is_static
+from .convert_state import PendingReturn, Targets, UndefinedVar, check_bound, check_defined, \
+    install_origin_provider, is_static
 from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
 
 __all__ = [
     "PendingReturn",
+    "Targets",
     "UndefinedVar",
+    "check_bound",
     "check_defined",
     "convert_assert",
     "convert_call",

@@ -13,14 +13,14 @@ other paths, a :func:`placeholder` built from the :func:`template` of the value 
 structure, zeros for Tensors (unknown dims as 1; ``cond`` / ``while_loop`` merge them to -1)
 and the same Python values elsewhere -- never read, since the return flag guards it.
 
-:func:`mark` / :func:`rollback` remove what a failed trace added to the Program, so a
+A failed trace is undone with ``Program.checkpoint()`` / ``rollback_to(point)``, so a
 construct can be traced again with better initial values.
 """
 from core.static import structure
 
 from .convert_state import dtype_name, is_static, layers
 
-__all__ = ["flatten", "mark", "placeholder", "rollback", "template"]
+__all__ = ["current_program", "flatten", "placeholder", "template"]
 
 
 def flatten(value, kinds=structure.ALL):
@@ -41,10 +41,16 @@ class _VarMeta:
         self.array = is_array(var)
 
 
+class _ListMeta:
+    """A Python list leaf (a loop turns it into a tensor array): its stand-in is a new empty
+    list, never the list itself, whose items may be local to the block that made them."""
+
+
 def template(value, kinds=structure.ALL):
     """What :func:`placeholder` needs to build a stand-in of ``value``'s structure."""
     leaves, tree = flatten(value, kinds)
-    return tree, [_VarMeta(v) if is_static(v) else v for v in leaves]
+    return tree, [_VarMeta(v) if is_static(v) else _ListMeta() if isinstance(v, list) else v
+                  for v in leaves]
 
 
 def placeholder(tmpl):
@@ -55,6 +61,8 @@ def placeholder(tmpl):
     for m in metas:
         if isinstance(m, _VarMeta):
             m = lay.create_array(m.dtype) if m.array else lay.fill_constant(m.shape, m.dtype, 0)
+        elif isinstance(m, _ListMeta):
+            m = []
         leaves.append(m)
     return structure.pack(tree, leaves)
 
@@ -63,18 +71,3 @@ def current_program():
     from core.static.program import default_main_program
 
     return default_main_program()
-
-
-def mark(program, block):
-    """A point to :func:`rollback` ``program`` / ``block`` to."""
-    return len(program.blocks), len(block.ops), set(block.vars)
-
-
-def rollback(program, block, point):
-    """Remove the blocks, ops and variables added to ``program`` / ``block`` since ``point``."""
-    n_blocks, n_ops, names = point
-    del program.blocks[n_blocks:]
-    del block.ops[n_ops:]
-    for name in [n for n in block.vars if n not in names]:
-        del block.vars[name]
-    program._bump()

@@ -24,7 +24,6 @@ import numpy as np
 from core import static as _static
 from core.autograd import Node, _grad_state
 from core.backend import array_module_of, default_place, get_array_module, place_of
-from core.random import default_generator
 from core.ops.registry import KernelContext, OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static.codegen import compile_plan
@@ -234,9 +233,10 @@ class PartialProgram:
             return [_wrap(a, None, (0, j)) for j, a in enumerate(fetched)]
         grad = self._grad_program()
         runner = grad.forward_runner(self, place)
-        # NOTE: one seed for this call's random ops, shared with its backward half: that half
-        # re-runs cond branches, whose dropout masks (say) must be the ones the forward drew.
-        run_seed = int(default_generator(np).integers(0, 2 ** 62)) if grad.has_random else None
+        # NOTE: the forward's random ops draw from the eager generator (the masks eager code
+        # draws under the same seed) and log its state, which the backward half restores: that
+        # half re-runs cond branches, whose dropout masks must be the ones the forward drew.
+        run_seed = {} if grad.has_random else None
         runner.ctx.begin_run(run_seed)
         fetched, written = runner(values)
         self._write_back(runner, written)

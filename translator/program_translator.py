@@ -27,11 +27,17 @@ from core.static.builder import eager_parameters
 from core.tensor import Parameter, Tensor
 
 from .cache_log import CacheLog
+from .convert_state import PathUnion
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
 
-_state = {"enabled": True, "last": None}
+_state = {"enabled": True, "last": None, "translating": 0}
+
+
+def translating():
+    """True while a declarative function is being translated into its Program."""
+    return _state["translating"] > 0
 
 
 def _convert(func):
@@ -57,7 +63,7 @@ class ConcreteProgram:
         self.startup_program = startup_program
         self.inputs = inputs
         self.outputs = outputs
-        self.output_vars = [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
+        self.output_vars = _output_vars(outputs)
         self.parameters = parameters
         self.function = function
         self._partial = None
@@ -75,12 +81,39 @@ class ConcreteProgram:
     def __call__(self, tensors):
         """Run on the eager ``tensors`` (the tensor leaves of the arguments); eager outputs in
         the structure of ``outputs``."""
-        results = self.partial_program(tensors)
-        leaves = flatten(self.outputs)
+        return self.pack_outputs(self.partial_program(tensors))
+
+    def pack_outputs(self, results):
+        """The function's result from ``results`` (one value per ``output_vars``): its
+        structure with those values for its Variables -- where the paths return different
+        structures (:class:`~translator.convert_state.PathUnion`), the one the run took."""
+        outputs = self.outputs
+        if isinstance(outputs, PathUnion):
+            by_var = dict(zip(map(id, self.output_vars), results))
+            selected = by_var[id(outputs.selector)]
+            outputs = outputs.alternatives[int(getattr(selected, "numpy", lambda: selected)())]
+            leaves = flatten(outputs)
+            return pack(outputs, [by_var[id(v)] if isinstance(v, _static.Variable) else v
+                                  for v in leaves])
+        leaves = flatten(outputs)
         if len(leaves) != len(results):
             it = iter(results)
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
-        return pack(self.outputs, results)
+        return pack(outputs, results)
+
+
+def _output_vars(outputs):
+    """The Variables among ``outputs`` in :func:`flatten` order; for a PathUnion its selector
+    and then every alternative's, each once."""
+    if not isinstance(outputs, PathUnion):
+        return [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
+    out, seen = [outputs.selector], {id(outputs.selector)}
+    for alt in outputs.alternatives:
+        for v in flatten(alt):
+            if isinstance(v, _static.Variable) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
 
 
 def _parameters_of(main_program):
@@ -204,6 +237,8 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         instance = self.instance
         if not _state["enabled"]:
+            # the most recent call, for save_inference_model: its program is built on demand
+            _state["last"] = functools.partial(self.get_concrete_program, *args, **kwargs)
             if instance is not None:
                 return self.dygraph_function(instance, *args, **kwargs)
             return self.dygraph_function(*args, **kwargs)
@@ -260,8 +295,15 @@ class StaticFunction:
 
     def _build(self, values):
         converted = _convert(self.dygraph_function)
-        specs = to_specs(values, self.input_spec)
         main, startup = _static.Program(), _static.Program()
+        _state["translating"] += 1
+        try:
+            return self._trace(converted, values, main, startup)
+        finally:
+            _state["translating"] -= 1
+
+    def _trace(self, converted, values, main, startup):
+        specs = to_specs(values, self.input_spec)
         names = self._input_names(specs)
         with _static.program_guard(main, startup), _mode.static_mode_guard():
             inputs = []
@@ -314,6 +356,28 @@ def _eager_to_constants(outputs):
         return v
 
     return pack(outputs, [fix(v) for v in flatten(outputs)])
+
+
+def _initialise_parameters(concrete):
+    """Make the startup program initialise every parameter (and persistable tensor) the main
+    program reads: those created while translating already have their initializer op there;
+    the Layer's eager ones (sublayers made in nested calls included) get an ``assign_value``
+    of their current value, so running the pair gives what the declarative call gives."""
+    block = concrete.startup_program.global_block()
+    main = concrete.main_program.global_block()
+    for name, tensor in concrete.parameters:
+        if name in block.vars:
+            continue
+        value = tensor.numpy()
+        var = main.vars.get(name)
+        if isinstance(var, _static.Parameter):
+            block.create_parameter(name, list(value.shape), value.dtype.name)
+        else:
+            block.create_var(name=name, shape=list(value.shape), dtype=value.dtype.name,
+                             persistable=True)
+        block.append_op("assign_value", {}, {"Out": [name]},
+                        {"shape": list(value.shape), "dtype": value.dtype.name,
+                         "values": value.reshape(-1).tolist()})
 
 
 def declarative(function=None, input_spec=None):
@@ -390,6 +454,7 @@ class ProgramTranslator:
         """``(main_program, startup_program, inputs, outputs)`` for a call with ``args``:
         ``inputs`` the data Variables, ``outputs`` the output Variables (flattened)."""
         concrete = _static_function(dygraph_func).get_concrete_program(*args, **kwargs)
+        _initialise_parameters(concrete)
         return (concrete.main_program, concrete.startup_program, list(concrete.inputs),
                 list(concrete.output_vars))
 
@@ -403,14 +468,18 @@ class ProgramTranslator:
         return _static_function(dygraph_func).cache_info()
 
     def save_inference_model(self, dirname, feed=None, fetch=None):
-        """Save the program of the most recent declarative call (cache hits included) with the
-        current parameter values. ``feed`` / ``fetch`` index its inputs / outputs (all when
-        None). Returns the fetch names."""
+        """Save the program of the most recent declarative call (cache hits included; a call
+        made with the translator off is translated now) with the current parameter values.
+        ``feed`` / ``fetch`` index its inputs / outputs (all when None). Returns the fetch
+        names."""
         from .partial_program import save_program
 
         concrete = _state["last"]
         if concrete is None:
             raise RuntimeError("save_inference_model: no declarative function has been called "
                                "in eager mode yet, so there is no program to save")
+        if not isinstance(concrete, ConcreteProgram):  # that call ran with the translator off
+            concrete = concrete()
+            _state["last"] = concrete
         return save_program(dirname, concrete.main_program, concrete.inputs,
                             concrete.output_vars, concrete.parameters, feed, fetch)

@@ -19,6 +19,9 @@ read the annotations, so an analysis always matches the tree it describes):
     annotation counts as read at its head; ``break``/``continue`` are treated
     conservatively as reaching both the loop exit and the loop head; a ``try`` body is
     assumed to stop anywhere);
+    A nested function annotated ``"live_at_exit"`` (a generated branch function, whose
+    ``nonlocal`` names the enclosing function reads after the ``if``) has those names live
+    where it returns; other functions have none.
   - ``"defined_before"``: names bound by any statement that precedes it in source order in
     the same function, the parameters, and the names the function declares ``nonlocal``. A
     name outside this set cannot hold a value yet.
@@ -343,6 +346,6 @@ def analyze(fn_node):
     memo = {}  # id(node) -> (node, its _Names); valid while the tree is unchanged
     for node in _statements(fn_node):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            _Liveness(memo).block(node.body, frozenset())
+            _Liveness(memo).block(node.body, get_anno(node, "live_at_exit", frozenset()))
             _defined(node, memo)
     return fn_node

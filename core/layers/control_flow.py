@@ -239,15 +239,16 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
                          "the loop would never end (cond must return a bool Variable)")
     _check_pred(c0, "while_loop", "the value returned by cond")
     shapes = [v.shape for v in leaves]
+    # NOTE: traced again (at most once per dim) while a loop variable's shape changes across
+    # an iteration: the next trace relaxes that dim to -1
     for _attempt in range(1 + sum(len(s or ()) for s in shapes) + 1):
-        first_new_block = len(program.blocks)
+        point = program.checkpoint()
         body_block, params, outs, c_next = _trace_body(program, cond, body, tree, leaves,
                                                         shapes)
         new_shapes = [_relax(s, o.shape) for s, o in zip(shapes, outs)]
         if new_shapes == shapes:
             break
-        del program.blocks[first_new_block:]
-        program._bump()
+        program.rollback_to(point)
         shapes = new_shapes
     names = {"params": [p.name for p in params], "outs": [o.name for o in outs]}
     inits = [v.name for v in leaves]

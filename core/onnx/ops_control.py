@@ -29,6 +29,14 @@ def _bool_scalar(g, name, var):
     return g.scalar(name) if tuple(var.shape or ()) != () else name
 
 
+@mapper("assert")
+def _assert(g, v):
+    # NOTE: an ONNX graph cannot raise, so the exported model leaves out run-time checks
+    # (``Assert``, and the translator's guards such as "name bound on this path" or "a
+    # predicate has one element"); the executor still runs them.
+    return {}
+
+
 @mapper("cond")
 def _cond(g, v):
     a = v.attrs

@@ -28,7 +28,6 @@ NOT_EXPORTABLE = {
     "gaussian_random_tensor": "random sampling: ONNX's generators cannot reproduce the "
                               "executor's draws",
     "truncated_gaussian_random": "random sampling (parameter initialisation, startup programs)",
-    "assert": "a run-time check that raises; ONNX graphs cannot raise",
     "fc": "made by the executor's optimisation passes on its private clone; saved and "
           "exported programs hold the unfused mul / matmul, elementwise_add and activation",
     "fused_elementwise": "made by the executor's optimisation passes on its private clone; "

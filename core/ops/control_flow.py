@@ -140,7 +140,8 @@ class write_to_array(_Plumbing):
 
 @register_op
 class read_from_array(_Plumbing):
-    """Element I of tensor array X."""
+    """Element I of tensor array X (a negative I counts from the end, as for the Python list an
+    eager array is)."""
 
     inputs = ("X", "I")
     nondiff_inputs = ("I",)
@@ -150,6 +151,7 @@ class read_from_array(_Plumbing):
 
     def forward(self, ctx, x, i):
         k = _index(i)
+        k = k + len(x) if k < 0 else k
         if not 0 <= k < len(x) or x[k] is None:
             raise IndexError(f"array_read: index {k} is out of range for a tensor array of "
                              f"length {len(x)}" + ("" if k >= len(x) or k < 0 else
@@ -159,7 +161,7 @@ class read_from_array(_Plumbing):
     def backward(self, ctx, ins, outs, douts, **_):
         x, i = ins
         g = [None] * len(x)
-        g[_index(i)] = douts[0]
+        g[_index(i) % max(len(x), 1)] = douts[0]
         return g, None
 
 

@@ -22,6 +22,7 @@ The eager tape calls ``forward`` and ``backward`` directly; the static executor 
 ``forward``; static autograd emits ``<type>_grad`` operators whose kernel is ``backward``.
 """
 import collections
+import copy
 
 __all__ = ["OpDef", "Meta", "KernelContext", "register_op", "get_op", "all_ops", "slot_name",
            "is_list_slot"]
@@ -46,29 +47,44 @@ class KernelContext:
         self.run_seed = None
         self._counts = None
 
-    def begin_run(self, seed):
-        """Derive every random op's generator from ``seed`` for the run that follows (see
-        :meth:`op_ctx`); None restores the shared generator."""
-        self.run_seed = seed
-        self._counts = {} if seed is not None else None
+    def begin_run(self, log):
+        """Record or replay every random op's draws for the run that follows (see
+        :meth:`op_ctx`): ``log`` is a dict shared by the plans of one run (a forward plan and
+        the gradient plan that replays part of it); None restores the shared generator."""
+        self.run_seed = log
+        self._counts = {} if log is not None else None
 
     def op_ctx(self, key):
         """The context random op ``key`` (unique in its program) runs with. Under
-        :meth:`begin_run` its generator is seeded from (run seed, key, how many times the op
-        ran in this run) alone, so a second plan replaying part of the same run (a gradient
-        plan re-running a ``cond`` branch) draws exactly the values the first one drew."""
+        :meth:`begin_run` the first plan of a run draws from the shared generator, as eager
+        mode does, and records the generator's state before the op drew under (key, how many
+        times the op ran in this run); a second plan replaying part of the same run (a
+        gradient plan re-running a ``cond`` branch) restores that state into a private
+        generator, so it draws exactly the values the first one drew."""
         if self.run_seed is None:
             return self
         n = self._counts.get(key, 0)
         self._counts[key] = n + 1
-        seed = hash((self.run_seed, key, n)) & 0x7FFFFFFFFFFFFFFF
-        gen = []
+        log, entry, gen = self.run_seed, (key, n), []
 
         def source(xp):
             if not gen:
-                from ..random import make_generator
+                from .. import random as _random
 
-                gen.append(make_generator(xp, seed))
+                shared = _random.default_generator(xp)
+                saved = log.get(entry)
+                if saved is None:
+                    try:
+                        log[entry] = copy.deepcopy(shared)
+                    except Exception:  # NOTE: a generator that cannot be copied: replay
+                        seed = int(shared.integers(0, 2 ** 62))  # from a seed drawn from it
+                        log[entry] = seed
+                        shared = _random.make_generator(xp, seed)
+                    gen.append(shared)
+                elif isinstance(saved, int):
+                    gen.append(_random.make_generator(xp, saved))
+                else:
+                    gen.append(copy.deepcopy(saved))
             return gen[0]
 
         return KernelContext(self.xp, self.place, rng_source=source)

@@ -154,7 +154,10 @@ class Executor:
         if shape is not None and (len(shape) != arr.ndim or any(
                 d != -1 and d != a for d, a in zip(shape, arr.shape))):
             raise ValueError(f"feed '{name}': expected shape {shape} (as declared; -1 matches "
-                             f"any size), got {list(arr.shape)}")
+                             f"any size), got {list(arr.shape)}; a program traced from an "
+                             "example call (a declarative function or TracedLayer saved "
+                             "without input_spec) keeps that call's sizes: pass input_spec "
+                             "with None for the dims that vary, e.g. InputSpec([None, ...])")
         return to_place(arr, self.place)
 
 

@@ -6,6 +6,8 @@ everything (the builder, append_backward, the executor, serialisation) goes thro
 ``Program``
     ``blocks`` (list of Block; block 0 is the global block), ``random_seed`` (int, 0: use the
     global seed), ``_version`` (int, bumped on every change; the executor's cache key).
+    ``checkpoint()`` / ``rollback_to(point)`` undo what a trace added (new blocks, and ops
+    and variables of the block current at the checkpoint), so it can be traced again.
 ``Block``
     ``idx`` (its index in ``program.blocks``), ``parent_idx`` (-1 for the global block),
     ``vars`` (dict name -> Variable, in creation order), ``ops`` (list of Operator),
@@ -35,6 +37,7 @@ and re-exports the rest.
 Control-flow operators (see ``core/ops/control_flow.py``) keep their sub-block structure in
 attrs; variables used inside a sub-block resolve through its parents.
 """
+import collections
 import contextlib
 
 from .. import unique_name
@@ -48,6 +51,7 @@ __all__ = [
     "Operator",
     "Parameter",
     "Program",
+    "ProgramCheckpoint",
     "Variable",
     "default_main_program",
     "default_startup_program",
@@ -169,6 +173,11 @@ class Block:
     __str__ = __repr__
 
 
+ProgramCheckpoint = collections.namedtuple(
+    "ProgramCheckpoint", ["n_blocks", "block_idx", "n_ops", "var_names"])
+ProgramCheckpoint.__doc__ = "What :meth:`Program.checkpoint` records (see there)."
+
+
 class Program:
     """A static program: a list of blocks, block 0 the global one."""
 
@@ -209,6 +218,26 @@ class Program:
     def _rollback(self):
         """Make the parent of the current block current again."""
         self._current_block_idx = max(self.current_block().parent_idx, 0)
+
+    def checkpoint(self):
+        """A point to :meth:`rollback_to`: the blocks, and the current block's ops and
+        variables, as they are now (for undoing a trace that has to be done again)."""
+        block = self.current_block()
+        return ProgramCheckpoint(len(self.blocks), block.idx, len(block.ops), tuple(block.vars))
+
+    def rollback_to(self, point):
+        """Remove what was added since ``point`` (a :meth:`checkpoint`): the blocks created
+        after it, and the ops and variables appended to its block, which becomes current."""
+        if not isinstance(point, ProgramCheckpoint) or point.n_blocks > len(self.blocks):
+            raise ValueError(f"rollback_to(): {point!r} is not a checkpoint of this program")
+        del self.blocks[point.n_blocks:]
+        block = self.blocks[point.block_idx]
+        del block.ops[point.n_ops:]
+        kept = set(point.var_names)
+        for name in [n for n in block.vars if n not in kept]:
+            del block.vars[name]
+        self._current_block_idx = point.block_idx
+        self._bump()
 
     def list_vars(self):
         for b in self.blocks:

@@ -41,6 +41,7 @@ COVERED_ELSEWHERE = {
     "tensor_array_to_tensor": "tests/core/test_onnx_control_flow.py",
     "increment": "tests/core/test_onnx_control_flow.py",
     "print": "tests/core/test_onnx_control_flow.py",
+    "assert": "tests/translator/test_onnx_models.py",
 }
 
 #: registry cases ``(op type, case name)`` of mapped ops that have no ONNX form, with the

@@ -311,3 +311,27 @@ def test_clone_for_test_switches_batch_norm_to_running_statistics():
     # inference leaves the running statistics alone
     np.testing.assert_array_equal(np.asarray(scope.find_var(mean_name).get_tensor()), mean)
     np.testing.assert_array_equal(np.asarray(scope.find_var(var_name).get_tensor()), var)
+
+
+def test_checkpoint_and_rollback_to_undo_a_trace():
+    import core.static as st
+
+    prog = st.Program()
+    gb = prog.global_block()
+    gb.create_var(name="a", shape=[1], dtype="float32")
+    gb.append_op("fill_constant", {}, {"Out": ["a"]}, {"shape": [1], "dtype": "float32",
+                                                      "value": 1.0})
+    point = prog.checkpoint()
+    version = prog._version
+    sub = prog._create_block()
+    sub.create_var(name="b", shape=[1], dtype="float32")
+    prog._current_block_idx = 0
+    gb.create_var(name="c", shape=[1], dtype="float32")
+    gb.append_op("fill_constant", {}, {"Out": ["c"]}, {"shape": [1], "dtype": "float32",
+                                                      "value": 2.0})
+    prog._create_block()  # left current, as an exception inside a trace would
+    prog.rollback_to(point)
+    assert len(prog.blocks) == 1 and list(gb.vars) == ["a"] and len(gb.ops) == 1
+    assert prog.current_block() is gb and prog._version > version
+    with pytest.raises(ValueError, match="not a checkpoint"):
+        prog.rollback_to((5, 0, 0, ()))

@@ -114,9 +114,12 @@ def test_static_ifexp(value):
 
 
 @needs_static_control_flow
-def test_static_defined_in_one_branch_is_a_clear_error():
-    x = np.array([1.0], dtype="float32")
-    with pytest.raises(TypeError, match=r"variable 'y'.*both branches") as info:
-        run_static(one_branch, [x])
-    line = one_branch.__code__.co_firstlineno + 1  # the `if`
-    assert f"{__file__}:{line})" in str(info.value)
+def test_static_defined_in_one_branch_fails_only_on_the_path_that_leaves_it_unbound():
+    out, _ = run_static(one_branch, [np.array([1.0], dtype="float32")])
+    np.testing.assert_allclose(out, [2.0])
+    with pytest.raises(AssertionError, match=r"local variable 'y' is read") as info:
+        run_static(one_branch, [np.array([-1.0], dtype="float32")])
+    assigned = one_branch.__code__.co_firstlineno + 2
+    read = assigned + 1
+    assert f"assigned at {__file__}:{assigned}" in str(info.value)
+    assert f"read ({__file__}:{read})" in str(info.value)

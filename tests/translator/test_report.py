@@ -126,7 +126,9 @@ def test_report_keeps_helpers_and_cache_untouched_and_shows_errors():
     def bad(x):
         if x.mean() > 0:
             y = x
-        return y  # undefined on the other branch: translation fails
+        else:
+            y = -x
+        return core.layers.reshape(y, "not a shape")  # translation fails here
 
     rep = report(bad, t((2,)))
     assert rep.error is not None and "translation stopped" in str(rep)

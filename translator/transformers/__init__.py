@@ -20,9 +20,13 @@ Order, and why:
 8. ``logical`` -- ``and``/``or``/``not``, chained comparisons, including the flag tests the
    two passes above generated.
 9. ``ifelse`` -- ``if`` statements and conditional expressions.
-10. ``loop`` -- ``while`` and ``for``; runs last so every statement in a loop body is final.
+10. ``loop`` -- ``while`` and ``for``; runs after ``ifelse`` so every statement in a loop body
+    is final.
+11. ``unbound`` -- reads of the names the two passes above start as ``UndefinedVar`` check,
+    at run time, that the path taken bound them; last, so it sees all those names.
 """
-from . import break_continue, call, cast, ifelse, list_, logical, loop, print_assert, return_, shape
+from . import (break_continue, call, cast, ifelse, list_, logical, loop, print_assert, return_,
+               shape, unbound)
 
 PASSES = (
     ("print_assert", print_assert),
@@ -35,6 +39,7 @@ PASSES = (
     ("logical", logical),
     ("ifelse", ifelse),
     ("loop", loop),
+    ("unbound", unbound),
 )
 
 __all__ = ["PASSES"]

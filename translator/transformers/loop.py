@@ -21,14 +21,16 @@ and ``for target in iterable: body`` becomes::
 ``names`` are the names the loop may modify (sorted); ``loop_vars`` are those among them live at
 the loop head or after the loop -- the variables a ``while_loop`` op carries. Temporaries of
 the body are not carried. An ``extra_test`` annotation (from ``break_continue``/``return_``)
-becomes a test function checked before each iteration of a ``for``. A loop's ``else`` clause
+becomes a test function checked before each iteration of a ``for``. ``targets`` (None, or
+``_d2s.Targets(...)``) are the attributes and constant-key items the body assigns, carried
+like loop variables. A loop's ``else`` clause
 runs after it (``break`` is gone by now, so it always runs). Modified names that no earlier
 statement binds start as ``UndefinedVar``.
 """
 from .. import static_analysis as sa
-from ..gast_nodes import get_anno, strings_tuple
+from ..gast_nodes import constant, get_anno, strings_tuple
 from ..templates import replace
-from .scope import ScopeTracker, undefined_inits
+from .scope import ScopeTracker, hoist_undefined_inits, store_targets, undefined_inits
 
 __all__ = ["transform"]
 
@@ -39,7 +41,7 @@ def body_name():
     nonlocal names
     global global_names
     body
-helpers.convert_while_loop(cond_name, body_name, loop_vars)
+helpers.convert_while_loop(cond_name, body_name, loop_vars, targets)
 """
 _FOR = """
 def body_name(item):
@@ -47,7 +49,7 @@ def body_name(item):
     global global_names
     target = item
     body
-helpers.convert_for_loop(iterable, test_name, body_name, loop_vars)
+helpers.convert_for_loop(iterable, test_name, body_name, loop_vars, targets)
 """
 _TEST = """
 def test_name():
@@ -70,10 +72,12 @@ class _Loop(ScopeTracker):
         self.generic_visit(node)
         names, globals_, loop_vars = self._state(node, sa.writes(node.body))
         out = undefined_inits(self.ctx, node, names)
+        targets = store_targets(self.ctx, node, node.body) or constant(None)
         out += replace(_WHILE, origin=node, helpers=self.ctx.helpers, test=node.test,
                        cond_name=self.ctx.new_function_name("loop_cond"),
                        body_name=self.ctx.new_function_name("loop_body"), names=names,
-                       global_names=globals_, body=node.body, loop_vars=strings_tuple(loop_vars))
+                       global_names=globals_, body=node.body, loop_vars=strings_tuple(loop_vars),
+                       targets=targets)
         return out + node.orelse
 
     def visit_For(self, node):
@@ -86,14 +90,16 @@ class _Loop(ScopeTracker):
         if extra is not None:
             test_name = self.ctx.new_function_name("loop_test")
             out += replace(_TEST, origin=node, test_name=test_name, test=extra)
+        targets = store_targets(self.ctx, node, node.body) or \
+            constant(None)
         out += replace(_FOR, origin=node, helpers=self.ctx.helpers, iterable=node.iter,
                        body_name=self.ctx.new_function_name("loop_body"),
                        item=self.ctx.new_name("item"), names=names, global_names=globals_,
                        target=node.target, body=node.body, test_name=test_name,
-                       loop_vars=strings_tuple(loop_vars))
+                       loop_vars=strings_tuple(loop_vars), targets=targets)
         return out + node.orelse
 
 
 def transform(node, ctx):
     sa.analyze(node)
-    return _Loop(ctx).visit(node)
+    return hoist_undefined_inits(_Loop(ctx).visit(node), ctx)

@@ -13,7 +13,8 @@ and the statements after a construct that may have returned run under
 * when every path of one branch of an ``if`` returns, the statements after the ``if`` move into
   the other branch (so both branches of a ``cond`` assign the return value);
 * inside a loop, ``return`` also ``break``-s, and ``break_continue`` (which runs next) turns
-  that into the loop's exit condition.
+  that into the loop's exit condition; a loop nested in a loop is followed by
+  ``if __do_return_0: break`` when a ``return`` inside it must leave the outer loop too.
 
 The return value starts as ``None`` -- what Python returns from a path without ``return`` --
 unless every path of the function ends in a ``return`` (or a ``raise``, or a ``while True``
@@ -74,6 +75,18 @@ def _breaks(stmts):
     return False
 
 
+def _loop_returns(stmt):
+    """Whether ``stmt`` holds a loop (``stmt`` itself included) with a ``return`` inside."""
+    todo = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _LOOPS) and _returns_in(node.body):
+            return True
+        if not isinstance(node, _SCOPES):
+            todo.extend(child_statements(node))
+    return False
+
+
 class _Rewriter:
     def __init__(self, ctx):
         self.ctx = ctx
@@ -99,8 +112,11 @@ class _Rewriter:
             elif isinstance(s, gast.If) and rest and _always_returns(s.orelse):
                 s.body = s.body + rest
                 rest = []
+            leaves_loop = in_loop and _loop_returns(s)
             self.children(s, in_loop)
             out.append(s)
+            if leaves_loop:  # the inner loop's break left only that loop
+                out += replace("if flag:\n    break", origin=s, flag=self.flag)
             if rest:
                 out += replace("if not flag:\n    rest", origin=s, flag=self.flag,
                                rest=self.block(rest, in_loop))

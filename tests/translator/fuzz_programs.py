@@ -1,0 +1,252 @@
+"""A differential fuzzer for the translator: random small control-flow programs, each run
+eagerly (translator off, the meaning of the code), converted (``declarative``) and as a
+Program (``get_concrete_program`` + ``core.Executor``); every disagreement is a finding.
+
+:func:`generate(rng)` writes the source of one function ``f(x, n, k)`` -- ``x`` a float32
+tensor, ``n`` an int64 0-d tensor (a trip count), ``k`` a Python int -- out of nested ``if``
+/ ``while`` / ``for`` with ``break`` / ``continue`` / ``return``, Tensor and Python
+conditions, names bound in one branch only (now and then read where they may be unbound, so
+eager raises ``UnboundLocalError`` on some paths, and the static runs must fail the same
+way on exactly those), Python lists appended to in loops and iterated after, and early
+returns -- in some programs (which then return only outside loops) of other structures (a
+Tensor, None, nested lists and dicts), which the converted function must return as the path
+taken does. Loops that a Tensor controls count
+up to ``n`` and advance their counter first, so every program ends.
+
+:func:`check_program(source, as_layer)` runs one program on inputs that take different
+branches and trip counts (zero included) and returns a description of the first
+disagreement, or None. ``scripts/fuzz_translator.py`` runs many; ``test_fuzz.py`` a few
+hundred in CI.
+"""
+import linecache
+import random
+
+import numpy as np
+
+import core
+from translator import declarative
+
+from .three_way import assert_same, run_declarative, run_eager, run_program
+
+__all__ = ["check_program", "generate", "load", "run_many"]
+
+POOL = ("v0", "v1", "v2")
+INPUTS = [(np.asarray(v, np.float32), n, k)
+          for v, n, k in (([0.5, -1.0, 2.0], 0, 0), ([0.5, -1.0, 2.0], 3, 2),
+                          ([-2.0, 0.25, -0.5], 1, 0), ([-2.0, 0.25, -0.5], 2, 2),
+                          ([1.0, 1.5, 0.75], 2, 1))]
+
+
+class _Gen:
+    def __init__(self, rng, max_depth=2, max_stmts=3):
+        self.rng, self.max_depth, self.max_stmts = rng, max_depth, max_stmts
+        self.lines, self.counter = [], 0
+        self.bound = set()  # every name assigned so far, on any path
+        self.vary_returns = rng.random() < 0.4  # then no return inside loops
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def fresh(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    # -- expressions -------------------------------------------------------------------------------
+    def tensor_expr(self, defined, counters):
+        r = self.rng
+        a, b = r.choice(sorted(defined)), r.choice(sorted(defined))
+        maybe = sorted(self.bound - defined)
+        if maybe and r.random() < 0.08:  # a name bound on some paths only: may raise eagerly
+            b = r.choice(maybe)
+        forms = [f"{a} + {b}", f"({a} - {b}) * 0.5", f"{a} * 0.5 + 1.0", f"{a} - 1.0",
+                 f"core.layers.relu({a}) - {b} * 0.25", f"{a} * -1.0"]
+        if counters:
+            c = r.choice(counters)
+            forms.append(f"{a} + {c} * 0.5")
+        return r.choice(forms)
+
+    def condition(self, defined, counters):
+        r = self.rng
+        a = r.choice(sorted(defined))
+        forms = [f"{a}.sum() > {r.choice(['0.0', '1.0', '-1.0'])}",
+                 f"{a}.mean() < {r.choice(['0.0', '0.5'])}",
+                 f"k > {r.randint(0, 2)}", f"k == {r.randint(0, 2)}"]
+        if counters:
+            c = r.choice(counters)
+            forms += [f"{c} % 2 == 0", f"{c} > {r.randint(0, 2)}"]
+        cond = r.choice(forms)
+        roll = r.random()
+        if roll < 0.15:
+            cond = f"not ({cond})"
+        elif roll < 0.3:
+            cond = f"({cond}) and ({r.choice(forms)})"
+        elif roll < 0.4:
+            cond = f"({cond}) or ({r.choice(forms)})"
+        return cond
+
+    # -- statements --------------------------------------------------------------------------------
+    def block(self, depth, defined, counters, in_loop, nest):
+        """Statements at ``depth``; returns (names defined after, whether it always returns)."""
+        defined = set(defined)
+        for _ in range(self.rng.randint(1, self.max_stmts)):
+            kind = self.pick(nest, in_loop)
+            if kind == "assign":
+                target = self.rng.choice(POOL + ("t" + str(self.rng.randint(0, 2)),))
+                self.emit(depth, f"{target} = {self.tensor_expr(defined, counters)}")
+                defined.add(target)
+                self.bound.add(target)
+            elif kind == "if":
+                defined, returns = self.if_stmt(depth, defined, counters, in_loop, nest)
+                if returns:
+                    return defined, True
+            elif kind in ("while_", "for_range", "for_list"):
+                getattr(self, kind)(depth, defined, counters, nest)
+            elif kind == "jump":
+                self.emit(depth, f"if {self.condition(defined, counters)}:")
+                self.emit(depth + 1, self.rng.choice(["break", "continue"]))
+            elif kind == "return":
+                value = ", ".join(POOL)
+                if self.vary_returns and self.rng.random() < 0.4:  # other structures
+                    value = self.rng.choice(["v0", "v1, v2", "None", "[v0, {'a': v1}], 7"])
+                self.emit(depth, f"return {value}")
+                return defined, True
+        return defined, False
+
+    def pick(self, nest, in_loop):
+        kinds = ["assign", "assign", "if"]
+        if nest < self.max_depth:
+            kinds += ["if", "while_", "for_range", "for_list"]
+        if in_loop:
+            kinds.append("jump")
+        if not (in_loop and self.vary_returns):  # a loop returns what every path returns
+            kinds.append("return" if self.rng.random() < 0.3 else "assign")
+        return self.rng.choice(kinds)
+
+    def if_stmt(self, depth, defined, counters, in_loop, nest):
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
+        body_defined, body_returns = self.block(depth + 1, defined, counters, in_loop, nest + 1)
+        else_defined, else_returns = defined, False
+        if self.rng.random() < 0.6:
+            self.emit(depth, "else:")
+            else_defined, else_returns = self.block(depth + 1, defined, counters, in_loop,
+                                                    nest + 1)
+        if body_returns and else_returns:
+            return defined, True
+        if body_returns:
+            return else_defined, False
+        if else_returns:
+            return body_defined, False
+        return body_defined & else_defined, False
+
+    def while_(self, depth, defined, counters, nest):
+        c = self.fresh("i")
+        bound = self.rng.choice(["n", "n", "2", "k"])
+        self.emit(depth, f"{c} = 0")
+        self.emit(depth, f"while {c} < {bound}:")
+        self.emit(depth + 1, f"{c} += 1")
+        self.block(depth + 1, defined, counters + [c], True, nest + 1)
+
+    def for_range(self, depth, defined, counters, nest):
+        c = self.fresh("j")
+        bound = self.rng.choice(["n", "3", "k", "n + 1"])
+        self.emit(depth, f"for {c} in range({bound}):")
+        self.block(depth + 1, defined, counters + [c], True, nest + 1)
+
+    def for_list(self, depth, defined, counters, nest):
+        lst, c, item = self.fresh("lst"), self.fresh("i"), self.fresh("e")
+        acc = self.rng.choice(POOL)
+        source = self.rng.choice(sorted(defined))
+        self.emit(depth, f"{lst} = [{source} * 0.5]")
+        self.emit(depth, f"{c} = 0")
+        self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
+        self.emit(depth + 1, f"{c} += 1")
+        self.emit(depth + 1, f"{lst}.append({self.tensor_expr(defined, [c])})")
+        how = self.rng.choice(["for", "enumerate", "zip"])
+        if how == "for":
+            self.emit(depth, f"for {item} in {lst}:")
+            self.emit(depth + 1, f"{acc} = {acc} + {item}")
+        elif how == "enumerate":
+            self.emit(depth, f"for {c}, {item} in enumerate({lst}):")
+            self.emit(depth + 1, f"{acc} = {acc} + {item} * {c}")
+        else:
+            self.emit(depth, f"for {item}, {c} in zip({lst}, {lst}):")
+            self.emit(depth + 1, f"{acc} = {acc} + {item} - {c} * 0.5")
+        self.emit(depth, f"{acc} = {acc} + len({lst})")
+        defined.add(acc)
+
+
+def generate(rng, name="f"):
+    """The source of one random program (a function ``name(x, n, k)``)."""
+    g = _Gen(rng)
+    g.emit(0, f"def {name}(x, n, k):")
+    g.emit(1, "v0 = x * 1.0")
+    g.emit(1, "v1 = x + 1.0")
+    g.emit(1, "v2 = x - 1.0")
+    _, returns = g.block(1, set(POOL), [], False, 0)
+    if not returns:
+        g.emit(1, f"return {', '.join(POOL)}")
+    return "\n".join(g.lines) + "\n"
+
+
+_loaded = [0]
+
+
+def load(source, name="f"):
+    """The function ``source`` defines, with its source findable by ``inspect`` (a
+    ``linecache`` entry under a unique file name), as the translator needs."""
+    _loaded[0] += 1
+    filename = f"<fuzz-program-{_loaded[0]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"core": core}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+class _Host(core.nn.Layer):
+    """A Layer whose declarative ``forward`` runs a fuzz program."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    @declarative
+    def forward(self, x, n, k):
+        return self.fn(x, n, k)
+
+
+def _args(x, n, k):
+    return (x, np.asarray(n, np.int64), k)
+
+
+def check_program(source, as_layer=False, inputs=INPUTS):
+    """None when every input agrees three ways; else a description of the disagreement."""
+    fn = load(source)
+    target = _Host(fn) if as_layer else declarative(fn)
+    for x, n, k in inputs:
+        args = _args(x, n, k)
+        expected = run_eager(target, args)
+        if isinstance(expected, BaseException) and not isinstance(expected, UnboundLocalError):
+            return f"eager raised {expected!r} on n={n}, k={k} (generator bug)"
+        for how, run in (("declarative", run_declarative), ("program", run_program)):
+            got = run(target, args)
+            try:
+                assert_same(expected, got, how)
+            except AssertionError as e:
+                kind = "Layer.forward" if as_layer else "function"
+                return f"{kind}, n={n}, k={k}: {e}"
+    return None
+
+
+def run_many(count, seed, on_finding=None):
+    """Generate and check ``count`` programs from ``seed``; returns the findings as
+    ``[(index, source, description)]``."""
+    findings = []
+    for i in range(count):
+        rng = random.Random(seed * 1_000_003 + i)
+        source = generate(rng)
+        problem = check_program(source, as_layer=i % 4 == 3)
+        if problem is not None:
+            findings.append((i, source, problem))
+            if on_finding is not None:
+                on_finding(i, source, problem)
+    return findings
