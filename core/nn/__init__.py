@@ -7,7 +7,7 @@ runs ops through :func:`core.dispatch.apply`.
 """
 from .._reexport import reexport
 from ..clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import activation, common, container, conv, functional, layer, norm, param
+from . import activation, common, container, conv, functional, layer, norm, param, rnn
 
-__all__ = reexport(globals(), [layer, common, conv, norm, container, activation])
+__all__ = reexport(globals(), [layer, common, conv, norm, container, activation, rnn])
 __all__ += ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "functional", "param"]
