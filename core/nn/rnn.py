@@ -13,6 +13,9 @@ A built-in cell inside ``RNN`` runs the whole sequence as one ``rnn`` op (see
 ``core/ops/rnn.py``); a user-defined cell runs step by step (its ``forward`` once per time
 step; the time dim must then be known). Variable-length batches are a padded tensor plus an
 integer ``sequence_length`` ``[batch]``: padded steps keep the state and output zeros.
+
+The fluid 1.x units ``GRUUnit``, ``BasicLSTMUnit`` and ``BasicGRUUnit`` (one step each, with
+their own weight layouts) are composed of registered ops.
 """
 import math
 
@@ -23,8 +26,8 @@ from ._utils import check_float_input, integer
 from .container import LayerList
 from .layer import Layer
 
-__all__ = ["BiRNN", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCellBase", "SimpleRNN",
-           "SimpleRNNCell"]
+__all__ = ["BasicGRUUnit", "BasicLSTMUnit", "BiRNN", "GRU", "GRUCell", "GRUUnit", "LSTM",
+           "LSTMCell", "RNN", "RNNCellBase", "SimpleRNN", "SimpleRNNCell"]
 
 
 def _shape(t):
@@ -408,3 +411,199 @@ class GRU(_RNNBase):
     """Stacked ``GRUCell`` layers."""
 
     _cell = GRUCell
+
+
+# -- fluid 1.x units ---------------------------------------------------------------------------
+_UNIT_ACTS = ("sigmoid", "tanh", "relu", "identity")
+
+
+def _unit_act(x, act, who, arg):
+    if act not in _UNIT_ACTS:
+        raise ValueError(f"{who}: '{arg}' must be one of {list(_UNIT_ACTS)}, got {act!r}")
+    return x if act == "identity" else apply(act, [x])
+
+
+def _cols(x, start, stop):
+    return apply("slice", [x], {"axes": [1], "starts": [start], "ends": [stop]})
+
+
+def _mm(a, b):
+    return apply("matmul", [a, b])
+
+
+def _add(a, b):
+    return apply("elementwise_add", [a, b])
+
+
+def _mul(a, b):
+    return apply("elementwise_mul", [a, b])
+
+
+def _sub(a, b):
+    return apply("elementwise_sub", [a, b])
+
+
+def _check_2d(t, arg, who, cols):
+    s = _shape(t)
+    if len(s) != 2 or s[1] not in (-1, cols):
+        raise ValueError(f"{who}: '{arg}' must be [batch_size, {cols}], got shape {s}")
+
+
+class GRUUnit(Layer):
+    """One step of fluid's GRU on an already projected input (``fluid.dygraph.GRUUnit``).
+
+    ``size`` is ``3 * hidden``; ``forward(input [batch, 3 * hidden], hidden [batch, hidden])``
+    returns ``(new_hidden, reset_hidden_prev, gate)``. Gates ``[u, r, c]`` (update, reset,
+    candidate): ``u, r = gate_act(x_ur + h @ W_ur)``, ``c = act(x_c + (r * h) @ W_c)``, and
+    ``new_hidden = h + u * (c - h)`` (``origin_mode``: ``u * h + (1 - u) * c``). ``weight``
+    ``[hidden, 3 * hidden]`` is Paddle's buffer: its first ``2 * hidden * hidden`` values are
+    ``W_ur`` ``[hidden, 2 * hidden]``, the rest ``W_c`` ``[hidden, hidden]``; ``bias`` is
+    ``[1, 3 * hidden]``."""
+
+    def __init__(self, size, param_attr=None, bias_attr=None, activation="tanh",
+                 gate_activation="sigmoid", origin_mode=False, dtype="float32"):
+        super().__init__(dtype=dtype)
+        size = integer(size, "size", "GRUUnit", minimum=3)
+        if size % 3:
+            raise ValueError(f"GRUUnit: 'size' must be 3 * hidden_size, got {size}")
+        for arg, a in (("activation", activation), ("gate_activation", gate_activation)):
+            if a not in _UNIT_ACTS:
+                raise ValueError(f"GRUUnit: '{arg}' must be one of {list(_UNIT_ACTS)}, got "
+                                 f"{a!r}")
+        self._hidden = size // 3
+        self._act, self._gate_act, self._origin = activation, gate_activation, bool(origin_mode)
+        self.weight = self.create_parameter([self._hidden, size], param_attr, dtype)
+        self.bias = self.create_parameter([1, size], bias_attr, dtype, is_bias=True)
+
+    def forward(self, input, hidden):
+        h = self._hidden
+        _check_2d(input, "input", "GRUUnit", 3 * h)
+        _check_2d(hidden, "hidden", "GRUUnit", h)
+        g = input if self.bias is None else _add(input, self.bias)
+        flat = apply("reshape", [self.weight], {"shape": [-1]})
+        w_ur = apply("reshape", [apply("slice", [flat], {"axes": [0], "starts": [0],
+                                                         "ends": [2 * h * h]})],
+                     {"shape": [h, 2 * h]})
+        w_c = apply("reshape", [apply("slice", [flat], {"axes": [0], "starts": [2 * h * h],
+                                                        "ends": [3 * h * h]})],
+                    {"shape": [h, h]})
+        ur = _unit_act(_add(_cols(g, 0, 2 * h), _mm(hidden, w_ur)), self._gate_act, "GRUUnit",
+                       "gate_activation")
+        u, r = _cols(ur, 0, h), _cols(ur, h, 2 * h)
+        r_h = _mul(r, hidden)
+        c = _unit_act(_add(_cols(g, 2 * h, 3 * h), _mm(r_h, w_c)), self._act, "GRUUnit",
+                      "activation")
+        if self._origin:
+            new_h = _add(_mul(u, hidden), _mul(apply("scale", [u], {"scale": -1.0, "bias": 1.0}),
+                                               c))
+        else:
+            new_h = _add(hidden, _mul(u, _sub(c, hidden)))
+        return new_h, r_h, apply("concat", [[u, r, c]], {"axis": 1})
+
+
+class _BasicUnit(Layer):
+    """Shared by ``BasicLSTMUnit`` / ``BasicGRUUnit``: parameters are created on the first
+    call (their input size comes from the input), or at once when ``input_size`` is given
+    (needed when the first call happens inside a ``declarative`` function)."""
+
+    def __init__(self, name_scope, hidden_size, param_attr, bias_attr, gate_activation,
+                 activation, dtype, input_size):
+        super().__init__(name_scope, dtype=dtype)
+        who = type(self).__name__
+        self._hidden_size = integer(hidden_size, "hidden_size", who, minimum=1)
+        self._param_attr, self._bias_attr = param_attr, bias_attr
+        self._gate_activation = gate_activation or "sigmoid"
+        self._activation = activation or "tanh"
+        for arg, a in (("gate_activation", self._gate_activation),
+                       ("activation", self._activation)):
+            if a not in _UNIT_ACTS:
+                raise ValueError(f"{who}: '{arg}' must be one of {list(_UNIT_ACTS)}, got {a!r}")
+        self._input_size = None
+        if input_size is not None:
+            self._build(integer(input_size, "input_size", who, minimum=1))
+
+    def _ensure(self, input):
+        who = type(self).__name__
+        s = _shape(input)
+        if len(s) != 2 or s[1] < 0:
+            raise ValueError(f"{who}: 'input' must be [batch_size, input_size] with a known "
+                             f"input_size, got shape {s}")
+        if self._input_size is None:
+            self._build(s[1])
+        elif s[1] != self._input_size:
+            raise ValueError(f"{who}: 'input' must be [batch_size, {self._input_size}] (the "
+                             f"size the parameters were built for), got shape {s}")
+
+
+class BasicLSTMUnit(_BasicUnit):
+    """fluid's ``BasicLSTMUnit``: ``[i, j, f, o] = concat(input, h) @ weight + bias``;
+    ``c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``, ``h = tanh(c) * sigmoid(o)``
+    (the activations configurable). ``forward(input, pre_hidden, pre_cell) -> (h, c)``;
+    ``weight`` ``[input_size + hidden, 4 * hidden]``, ``bias`` ``[4 * hidden]``."""
+
+    def __init__(self, name_scope=None, hidden_size=None, param_attr=None, bias_attr=None,
+                 gate_activation=None, activation=None, forget_bias=1.0, dtype="float32",
+                 input_size=None):
+        self._forget_bias = float(forget_bias)
+        super().__init__(name_scope, hidden_size, param_attr, bias_attr, gate_activation,
+                         activation, dtype, input_size)
+
+    def _build(self, input_size):
+        h = self._hidden_size
+        self._input_size = input_size
+        self._weight = self.create_parameter([input_size + h, 4 * h], self._param_attr)
+        self._bias = self.create_parameter([4 * h], self._bias_attr, is_bias=True)
+
+    def forward(self, input, pre_hidden, pre_cell):
+        self._ensure(input)
+        h = self._hidden_size
+        _check_2d(pre_hidden, "pre_hidden", "BasicLSTMUnit", h)
+        _check_2d(pre_cell, "pre_cell", "BasicLSTMUnit", h)
+        gates = _mm(apply("concat", [[input, pre_hidden]], {"axis": 1}), self._weight)
+        if self._bias is not None:
+            gates = _add(gates, self._bias)
+        ga, act = self._gate_activation, self._activation
+        i, j, f, o = (_cols(gates, k * h, (k + 1) * h) for k in range(4))
+        f = apply("scale", [f], {"scale": 1.0, "bias": self._forget_bias})
+        new_c = _add(_mul(pre_cell, _unit_act(f, ga, "BasicLSTMUnit", "gate_activation")),
+                     _mul(_unit_act(i, ga, "BasicLSTMUnit", "gate_activation"),
+                          _unit_act(j, act, "BasicLSTMUnit", "activation")))
+        new_h = _mul(_unit_act(new_c, act, "BasicLSTMUnit", "activation"),
+                     _unit_act(o, ga, "BasicLSTMUnit", "gate_activation"))
+        return new_h, new_c
+
+
+class BasicGRUUnit(_BasicUnit):
+    """fluid's ``BasicGRUUnit``: ``[r, u] = gate_act(concat(input, h) @ gate_weight +
+    gate_bias)``, ``c = act(concat(input, r * h) @ candidate_weight + candidate_bias)``,
+    ``h = u * h + (1 - u) * c``. ``forward(input, pre_hidden) -> h``."""
+
+    def __init__(self, name_scope=None, hidden_size=None, param_attr=None, bias_attr=None,
+                 gate_activation=None, activation=None, dtype="float32", input_size=None):
+        super().__init__(name_scope, hidden_size, param_attr, bias_attr, gate_activation,
+                         activation, dtype, input_size)
+
+    def _build(self, input_size):
+        h = self._hidden_size
+        self._input_size = input_size
+        self._gate_weight = self.create_parameter([input_size + h, 2 * h], self._param_attr)
+        self._candidate_weight = self.create_parameter([input_size + h, h], self._param_attr)
+        self._gate_bias = self.create_parameter([2 * h], self._bias_attr, is_bias=True)
+        self._candidate_bias = self.create_parameter([h], self._bias_attr, is_bias=True)
+
+    def forward(self, input, pre_hidden):
+        self._ensure(input)
+        h = self._hidden_size
+        _check_2d(pre_hidden, "pre_hidden", "BasicGRUUnit", h)
+        g = _mm(apply("concat", [[input, pre_hidden]], {"axis": 1}), self._gate_weight)
+        if self._gate_bias is not None:
+            g = _add(g, self._gate_bias)
+        g = _unit_act(g, self._gate_activation, "BasicGRUUnit", "gate_activation")
+        r, u = _cols(g, 0, h), _cols(g, h, 2 * h)
+        c = _mm(apply("concat", [[input, _mul(r, pre_hidden)]], {"axis": 1}),
+                self._candidate_weight)
+        if self._candidate_bias is not None:
+            c = _add(c, self._candidate_bias)
+        c = _unit_act(c, self._activation, "BasicGRUUnit", "activation")
+        return _add(_mul(u, pre_hidden),
+                    _mul(apply("scale", [u], {"scale": -1.0, "bias": 1.0}), c))

@@ -222,3 +222,89 @@ def test_rnn_layers_and_cells_inside_declarative_equal_eager():
     lens2 = np.array([5, 1, 3], np.int64)
     np.testing.assert_allclose(fn(t(x2), t(lens2)).numpy(), model(t(x2), t(lens2)).numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+# -- fluid units ---------------------------------------------------------------------------------
+def _sig(a):
+    return 1 / (1 + np.exp(-a))
+
+
+@pytest.mark.parametrize("origin", [False, True])
+def test_gru_unit_uses_paddles_weight_buffer_layout(origin):
+    unit = core.dygraph.GRUUnit(12, origin_mode=origin)
+    h = 4
+    w = rng.standard_normal((h, 3 * h)).astype(np.float32) * 0.5
+    b = rng.standard_normal((1, 3 * h)).astype(np.float32) * 0.1
+    unit.set_dict({"weight": w, "bias": b})
+    x = rng.standard_normal((3, 3 * h)).astype(np.float32)
+    h0 = rng.standard_normal((3, h)).astype(np.float32)
+    new_h, r_h, gate = unit(t(x), t(h0))
+    w_ur, w_c = w.reshape(-1)[:2 * h * h].reshape(h, 2 * h), w.reshape(-1)[2 * h * h:].reshape(h, h)
+    g = x + b
+    ur = _sig(g[:, :2 * h] + h0 @ w_ur)
+    u, r = ur[:, :h], ur[:, h:]
+    c = np.tanh(g[:, 2 * h:] + (r * h0) @ w_c)
+    want = u * h0 + (1 - u) * c if origin else h0 + u * (c - h0)
+    np.testing.assert_allclose(new_h.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r_h.numpy(), r * h0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gate.numpy(), np.concatenate([u, r, c], 1), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"'hidden' must be \[batch_size, 4\].*\[3, 5\]"):
+        unit(t(x), t(np.zeros((3, 5), np.float32)))
+    with pytest.raises(ValueError, match="3 \\* hidden_size"):
+        core.dygraph.GRUUnit(10)
+
+
+def test_basic_lstm_and_gru_units_match_numpy_and_build_lazily():
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    h0 = rng.standard_normal((2, 4)).astype(np.float32)
+    c0 = rng.standard_normal((2, 4)).astype(np.float32)
+    lstm = nn.BasicLSTMUnit("lstm", 4, forget_bias=0.5)
+    assert lstm.parameters() == []
+    new_h, new_c = lstm(t(x), t(h0), t(c0))
+    w, b = lstm._weight.numpy(), lstm._bias.numpy()
+    assert w.shape == (7, 16)
+    g = np.concatenate([x, h0], 1) @ w + b
+    i, j, f, o = np.split(g, 4, 1)
+    want_c = c0 * _sig(f + 0.5) + _sig(i) * np.tanh(j)
+    np.testing.assert_allclose(new_c.numpy(), want_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(new_h.numpy(), np.tanh(want_c) * _sig(o), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match=r"'input' must be \[batch_size, 3\].*\[2, 5\]"):
+        lstm(t(np.zeros((2, 5), np.float32)), t(h0), t(c0))
+
+    gru = nn.BasicGRUUnit("gru", 4, input_size=3)
+    new_h = gru(t(x), t(h0))
+    gw, cw = gru._gate_weight.numpy(), gru._candidate_weight.numpy()
+    gb, cb = gru._gate_bias.numpy(), gru._candidate_bias.numpy()
+    gg = _sig(np.concatenate([x, h0], 1) @ gw + gb)
+    r, u = gg[:, :4], gg[:, 4:]
+    c = np.tanh(np.concatenate([x, r * h0], 1) @ cw + cb)
+    np.testing.assert_allclose(new_h.numpy(), u * h0 + (1 - u) * c, rtol=1e-5, atol=1e-6)
+
+
+class _UnitsModel(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gru = core.dygraph.GRUUnit(12)
+        self.lstm = nn.BasicLSTMUnit("l", 4, input_size=4)
+        self.bgru = nn.BasicGRUUnit("g", 4, input_size=4)
+
+    def forward(self, x, h):
+        h1, _, _ = self.gru(x, h)
+        h2, c2 = self.lstm(h1, h, h)
+        return core.layers.reduce_mean(self.bgru(h2, c2))
+
+
+def test_units_inside_declarative_equal_eager_with_gradients():
+    model = _UnitsModel()
+    x = t(rng.standard_normal((3, 12)).astype(np.float32))
+    h = t(rng.standard_normal((3, 4)).astype(np.float32))
+    want = model(x, h)
+    want.backward()
+    grads = [np.array(p.gradient()) for p in model.parameters()]
+    assert all(np.abs(g).sum() > 0 for g in grads)
+    model.clear_gradients()
+    got = declarative(model.forward)(x, h)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    got.backward()
+    for p, g in zip(model.parameters(), grads):
+        np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
