@@ -14,6 +14,14 @@ Weights, biases and gate order follow PaddlePaddle 2.x (and cuDNN):
 * ``GRU``: gates ``[r, z, c]`` (``3 * hidden`` rows); ``r, z`` sigmoids of the summed
   projections, ``c = tanh(xc + r * (h Whh_c^T + bhh_c))``, ``h = z * h + (1 - z) * c``.
 
+* ``FLUID_GRU`` (fluid's ``gru`` / ``dynamic_gru``): gates ``[u, r, c]``; ``WeightHh`` is
+  Paddle's ``[hidden, 3 * hidden]`` buffer whose first ``2 * hidden * hidden`` values are
+  ``W_ur`` ``[hidden, 2 * hidden]`` and the rest ``W_c`` ``[hidden, hidden]``;
+  ``u, r = sigmoid(x_ur + h W_ur)``, ``c = tanh(x_c + (r * h) W_c)``,
+  ``h = h + u * (c - h)`` (``origin_mode``: ``u * h + (1 - u) * c``).
+
+``WeightIh`` may be absent: the input is then the projected gates themselves
+(``[..., gates * hidden]``, what fluid's ``dynamic_lstm`` / ``dynamic_gru`` take).
 ``SequenceLength`` (int, ``[batch]``, each in ``[0, steps]``) masks padded steps: past a
 sequence's length its state is carried unchanged and its output is zero. ``is_reverse`` runs
 the steps last to first (with padding at the end this processes each sequence from its last
@@ -28,10 +36,10 @@ from .registry import Meta, OpDef, register_op
 __all__ = ["rnn", "MODES", "gate_count"]
 
 #: mode -> number of gates (rows of the weights per hidden unit)
-MODES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+MODES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3, "FLUID_GRU": 3}
 # Reserve columns per step, in hidden units: carried state (simple), gates + c + h (LSTM),
 # r, z, c, (h Whh_c + bhh_c), h (GRU).
-_RESERVE = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 6, "GRU": 5}
+_RESERVE = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 6, "GRU": 5, "FLUID_GRU": 4}
 
 
 def gate_count(mode):
@@ -70,16 +78,29 @@ def _check(x_shape, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, time_major):
     """Shape checks shared by ``infer`` and ``forward``; arguments are shapes (or None)."""
     g = gate_count(mode)
     steps, batch, isz = _dims(x_shape, time_major)
-    if len(w_hh) != 2 or len(w_ih) != 2:
+    if len(w_hh) != 2 or (w_ih is not None and len(w_ih) != 2):
         raise ShapeError(f"rnn ({mode}): WeightIh and WeightHh must be 2-D, got "
-                         f"{list(w_ih)} and {list(w_hh)}")
-    hid = w_hh[1]
-    if not (_known_eq(w_hh[0], g * hid) and _known_eq(w_ih[0], g * hid)
-            and _known_eq(w_ih[1], isz)):
+                         f"{w_ih and list(w_ih)} and {list(w_hh)}")
+    if mode == "FLUID_GRU":
+        hid = w_hh[0]
+        if not _known_eq(w_hh[1], 3 * hid):
+            raise ShapeError(f"rnn (FLUID_GRU): the weight must be [hidden_size, 3 * "
+                             f"hidden_size], got {list(w_hh)}")
+    else:
+        hid = w_hh[1]
+    if w_ih is None:
+        if not _known_eq(isz, g * hid):
+            raise ShapeError(f"rnn ({mode}): without weight_ih the input is the projected "
+                             f"gates and its last dim must be {g} * hidden_size = {g * hid}, "
+                             f"got input shape {list(x_shape)}")
+    elif not ((mode == "FLUID_GRU" or _known_eq(w_hh[0], g * hid))
+              and _known_eq(w_ih[0], g * hid) and _known_eq(w_ih[1], isz)):
         raise ShapeError(f"rnn ({mode}): weight_ih must be [{g} * hidden_size, input_size] = "
                          f"[{g * hid}, {isz}] and weight_hh [{g * hid}, {hid}] for input "
                          f"shape {list(x_shape)}, got weight_ih {list(w_ih)} and weight_hh "
                          f"{list(w_hh)}")
+    if mode == "FLUID_GRU" and b_hh is not None:
+        raise ShapeError("rnn (FLUID_GRU): the hidden bias is folded into BiasIh; pass none")
     for name, b in (("bias_ih", b_ih), ("bias_hh", b_hh)):
         if b is not None and (len(b) != 1 or not _known_eq(b[0], g * hid)):
             raise ShapeError(f"rnn ({mode}): {name} must be [{g * hid}] ({g} * hidden_size), "
@@ -123,11 +144,12 @@ class rnn(OpDef):
     inputs = ("Input", "InitH", "InitC", "WeightIh", "WeightHh", "BiasIh", "BiasHh",
               "SequenceLength")
     outputs = ("Out", "LastH", "LastC", "Reserve")
-    attrs = {"mode": "LSTM", "is_reverse": False, "time_major": False}
+    attrs = {"mode": "LSTM", "is_reverse": False, "time_major": False, "origin_mode": False}
     nondiff_inputs = ("SequenceLength",)
     nondiff_outputs = ("Reserve",)
 
-    def infer(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, is_reverse, time_major):
+    def infer(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, is_reverse, time_major,
+              origin_mode):
         sh = lambda m: None if m is None else tuple(m.shape)  # noqa: E731
         if lens is not None and np.dtype(lens.dtype).kind not in "iu":
             raise ShapeError(f"rnn: sequence_length must be an integer tensor, got "
@@ -145,7 +167,7 @@ class rnn(OpDef):
                 Meta((steps, batch, _RESERVE[mode] * hid), dt))
 
     def forward(self, ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, is_reverse,
-                time_major):
+                time_major, origin_mode):
         xp = ctx.xp
         sh = lambda a: None if a is None else tuple(a.shape)  # noqa: E731
         steps, batch, isz, hid, g = _check(x.shape, sh(h0), sh(c0), sh(w_ih), sh(w_hh),
@@ -156,12 +178,15 @@ class rnn(OpDef):
         G = g * hid
         # the input projection of every step in one GEMM; the hidden bias folds in too except
         # for the GRU candidate, which multiplies it by r
-        xg = (xt.reshape(steps * batch, isz) @ w_ih.T).reshape(steps, batch, G)
+        if w_ih is None:
+            xg = xt.astype(dt, copy=True)
+        else:
+            xg = (xt.reshape(steps * batch, isz) @ w_ih.T).reshape(steps, batch, G)
         if b_ih is not None:
             xg += b_ih
         if b_hh is not None and mode != "GRU":
             xg += b_hh
-        whh_t = xp.ascontiguousarray(w_hh.T)
+        whh_t = xp.ascontiguousarray(w_hh.T) if mode != "FLUID_GRU" else None
         h = xp.zeros((batch, hid), dt) if h0 is None else h0.astype(dt, copy=True)
         res = xp.empty((steps, batch, _RESERVE[mode] * hid), dt)
         out = xp.empty((steps, batch, hid), dt)
@@ -221,6 +246,37 @@ class rnn(OpDef):
                     xp.multiply(h_new, m, out=out[t])
                 res[t, :, 4 * hid:] = h
             last_c = xp.zeros((batch, 0), dt)
+        elif mode == "FLUID_GRU":
+            h2 = 2 * hid
+            w_ur, w_c = _fluid_gru_weights(w_hh)
+            hur = xp.empty((batch, h2), dt)
+            for t in order:
+                ur = res[t, :, :h2]
+                xp.matmul(h, w_ur, out=hur)
+                xp.add(xg[t, :, :h2], hur, out=ur)
+                _sigmoid(xp, ur, ur)
+                u, r = ur[:, :hid], ur[:, hid:]
+                cand = res[t, :, h2:3 * hid]
+                xp.matmul(r * h, w_c, out=cand)
+                cand += xg[t, :, h2:]
+                xp.tanh(cand, out=cand)
+                if origin_mode:
+                    h_new = h - cand
+                    h_new *= u
+                    h_new += cand
+                else:
+                    h_new = cand - h
+                    h_new *= u
+                    h_new += h
+                if mask is None:
+                    h = h_new
+                    out[t] = h_new
+                else:
+                    m = mask[t]
+                    h = xp.where(m, h_new, h)
+                    xp.multiply(h_new, m, out=out[t])
+                res[t, :, 3 * hid:] = h
+            last_c = xp.zeros((batch, 0), dt)
         else:
             relu = mode == "RNN_RELU"
             for t in order:
@@ -241,14 +297,15 @@ class rnn(OpDef):
             last_c = xp.zeros((batch, 0), dt)
         return _from_time_major(out, x.ndim == 2, time_major, xp), h, last_c, res
 
-    def backward(self, ctx, ins, outs, douts, mode, is_reverse, time_major):
+    def backward(self, ctx, ins, outs, douts, mode, is_reverse, time_major, origin_mode):
         xp = ctx.xp
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens = ins
         res = outs[3]
         dout, dlast_h, dlast_c = douts[0], douts[1], douts[2]
         steps, batch, isz = _dims(x.shape, time_major)
-        hid = w_hh.shape[1]
-        G = w_hh.shape[0]
+        fluid = mode == "FLUID_GRU"
+        hid = w_hh.shape[0] if fluid else w_hh.shape[1]
+        G = gate_count(mode) * hid
         dt = x.dtype
         xt = _to_time_major(x, time_major)
         dyt = _to_time_major(dout, time_major)
@@ -257,7 +314,8 @@ class rnn(OpDef):
         order = list(range(steps - 1, -1, -1) if is_reverse else range(steps))
         # carried state before each step (in processing order)
         hcol = slice(G + hid, None) if mode == "LSTM" else \
-            slice(4 * hid, None) if mode == "GRU" else slice(0, None)
+            slice(4 * hid, None) if mode == "GRU" else \
+            slice(3 * hid, None) if fluid else slice(0, None)
         h_init = xp.zeros((batch, hid), dt) if h0 is None else h0
         hprev = xp.empty((steps, batch, hid), dt)
         for k, t in enumerate(order):
@@ -327,6 +385,39 @@ class rnn(OpDef):
                     new_dh += (1 - fmask[t]) * dh
                 dh = new_dh
             dc0 = None
+        elif fluid:
+            h2 = 2 * hid
+            w_ur, w_c = _fluid_gru_weights(w_hh)
+            rh_all = xp.empty((steps, batch, hid), dt)
+            for k in range(steps - 1, -1, -1):
+                t = order[k]
+                u, r, c = res[t, :, :hid], res[t, :, hid:h2], res[t, :, h2:3 * hid]
+                hp = hprev[t]
+                xp.add(dh, dyt[t], out=dhn)
+                if fmask is not None:
+                    dhn *= fmask[t]
+                d = dxg[t]
+                if origin_mode:
+                    xp.subtract(hp, c, out=d[:, :hid])
+                    xp.multiply(dhn, 1 - u, out=d[:, h2:])
+                    new_dh = dhn * u
+                else:
+                    xp.subtract(c, hp, out=d[:, :hid])
+                    xp.multiply(dhn, u, out=d[:, h2:])
+                    new_dh = dhn * (1 - u)
+                d[:, :hid] *= dhn
+                d[:, :hid] *= u * (1 - u)
+                d[:, h2:] *= 1 - c * c
+                d_rh = d[:, h2:] @ w_c.T
+                xp.multiply(d_rh, hp, out=d[:, hid:h2])
+                d[:, hid:h2] *= r * (1 - r)
+                new_dh += d_rh * r
+                new_dh += d[:, :h2] @ w_ur.T
+                xp.multiply(r, hp, out=rh_all[t])
+                if fmask is not None:
+                    new_dh += (1 - fmask[t]) * dh
+                dh = new_dh
+            dc0 = None
         else:
             relu = mode == "RNN_RELU"
             for k in range(steps - 1, -1, -1):
@@ -350,11 +441,15 @@ class rnn(OpDef):
         dhg2 = dhg.reshape(steps * batch, G)
         dx = dw_ih = dw_hh = db_ih = db_hh = None
         if need[0]:
-            dx = _from_time_major((dxg2 @ w_ih).reshape(steps, batch, isz), x.ndim == 2,
-                                  time_major, xp)
-        if need[3]:
+            dxt = dxg if w_ih is None else (dxg2 @ w_ih).reshape(steps, batch, isz)
+            dx = _from_time_major(dxt, x.ndim == 2, time_major, xp)
+        if need[3] and w_ih is not None:
             dw_ih = dxg2.T @ xt.reshape(steps * batch, isz)
-        if need[4]:
+        if need[4] and fluid:
+            dw_ur = hprev.reshape(steps * batch, hid).T @ dxg2[:, :2 * hid]
+            dw_c = rh_all.reshape(steps * batch, hid).T @ dxg2[:, 2 * hid:]
+            dw_hh = xp.concatenate([dw_ur.reshape(-1), dw_c.reshape(-1)]).reshape(w_hh.shape)
+        elif need[4]:
             dw_hh = dhg2.T @ hprev.reshape(steps * batch, hid)
         if b_ih is not None and need[5]:
             db_ih = dxg2.sum(axis=0)
@@ -364,6 +459,14 @@ class rnn(OpDef):
         if c0 is None:
             dc0 = None
         return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, None
+
+
+def _fluid_gru_weights(w):
+    """``(W_ur [hidden, 2 * hidden], W_c [hidden, hidden])`` views of Paddle's GRU buffer."""
+    hid = w.shape[0]
+    flat = w.reshape(-1)
+    return (flat[:2 * hid * hid].reshape(hid, 2 * hid),
+            flat[2 * hid * hid:].reshape(hid, hid))
 
 
 def _mask(xp, lens, steps, batch, dt):

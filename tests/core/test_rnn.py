@@ -308,3 +308,96 @@ def test_units_inside_declarative_equal_eager_with_gradients():
     got.backward()
     for p, g in zip(model.parameters(), grads):
         np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
+
+
+# -- dynamic_lstm / dynamic_gru ------------------------------------------------------------------
+def _fluid_lstm_ref(x, lens, w, b):
+    hid = w.shape[0]
+    out = np.zeros(x.shape[:2] + (hid,))
+    cells = np.zeros_like(out)
+    for n in range(len(x)):
+        h, c = np.zeros(hid), np.zeros(hid)
+        for s in range(lens[n]):
+            g = x[n, s] + h @ w + b[0]
+            cand, i, f, o = (g[k * hid:(k + 1) * hid] for k in range(4))
+            c = _sig(f) * c + _sig(i) * np.tanh(cand)
+            h = _sig(o) * np.tanh(c)
+            out[n, s], cells[n, s] = h, c
+    return out, cells
+
+
+def _fluid_gru_ref(x, lens, w, b):
+    hid = w.shape[0]
+    w_ur, w_c = w.reshape(-1)[:2 * hid * hid].reshape(hid, -1), w.reshape(-1)[2 * hid * hid:]
+    w_c = w_c.reshape(hid, hid)
+    out = np.zeros(x.shape[:2] + (hid,))
+    for n in range(len(x)):
+        h = np.zeros(hid)
+        for s in range(lens[n]):
+            g = x[n, s] + b[0]
+            ur = _sig(g[:2 * hid] + h @ w_ur)
+            u, r = ur[:hid], ur[hid:]
+            c = np.tanh(g[2 * hid:] + (r * h) @ w_c)
+            h = h + u * (c - h)
+            out[n, s] = h
+    return out
+
+
+def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
+    from core import static
+
+    x4 = rng.standard_normal((3, 5, 12)).astype(np.float32)
+    x3 = rng.standard_normal((3, 5, 9)).astype(np.float32)
+    lens = np.array([5, 2, 3], np.int64)
+    w = rng.standard_normal((3, 12)).astype(np.float32) * 0.5
+    b = rng.standard_normal((1, 12)).astype(np.float32) * 0.1
+    attr = lambda v: core.ParamAttr(  # noqa: E731
+        initializer=core.initializer.NumpyArrayInitializer(v))
+    h, c = core.layers.dynamic_lstm(t(x4), 12, use_peepholes=False, length=t(lens),
+                                    param_attr=attr(w), bias_attr=attr(b))
+    want_h, want_c = _fluid_lstm_ref(x4, lens, w, b)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-5, atol=1e-6)
+    mask = (np.arange(5)[None, :] < lens[:, None])[..., None]
+    np.testing.assert_allclose(c.numpy() * mask, want_c, rtol=1e-5, atol=1e-6)
+    wg = rng.standard_normal((3, 9)).astype(np.float32) * 0.5
+    bg = rng.standard_normal((1, 9)).astype(np.float32) * 0.1
+    g = core.layers.dynamic_gru(t(x3), 3, param_attr=attr(wg), bias_attr=attr(bg),
+                                length=t(lens))
+    np.testing.assert_allclose(g.numpy(), _fluid_gru_ref(x3, lens, wg, bg), rtol=1e-5,
+                               atol=1e-6)
+    core.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data("x", [None, 5, 12], "float32")
+            xg = static.data("xg", [None, 5, 9], "float32")
+            lv = static.data("lens", [None], "int64")
+            sh, _ = core.layers.dynamic_lstm(xv, 12, use_peepholes=False, length=lv,
+                                             param_attr=attr(w), bias_attr=attr(b))
+            sg = core.layers.dynamic_gru(xg, 3, param_attr=attr(wg), bias_attr=attr(bg),
+                                         length=lv)
+        exe = static.Executor(core.CPUPlace())
+        scope = static.Scope()
+        exe.run(startup, scope=scope)
+        got_h, got_g = exe.run(main, feed={"x": x4, "xg": x3, "lens": lens},
+                               fetch_list=[sh, sg], scope=scope)
+    finally:
+        core.disable_static()
+    np.testing.assert_allclose(got_h, h.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got_g, g.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_dynamic_rnn_bad_input():
+    x = t(np.zeros((2, 4, 8), np.float32))
+    with pytest.raises(ValueError, match="use_peepholes=False"):
+        core.layers.dynamic_lstm(x, 8)
+    with pytest.raises(ValueError, match=r"'input' must be .*size=12.*\[2, 4, 8\]"):
+        core.layers.dynamic_lstm(x, 12, use_peepholes=False)
+    with pytest.raises(ValueError, match=r"'length' must be \[batch_size\] = \[2\].*\[3\]"):
+        core.layers.dynamic_lstm(x, 8, use_peepholes=False,
+                                 length=t(np.array([1, 2, 3], np.int64)))
+    with pytest.raises(ValueError, match=r"'h_0' must be \[batch_size, hidden_size=2\]"):
+        core.layers.dynamic_lstm(x, 8, use_peepholes=False, h_0=t(np.zeros((2, 3), np.float32)))
+    with pytest.raises(OpError, match=r"sequence_length values must lie in \[0, 4\]"):
+        core.layers.dynamic_gru(t(np.zeros((2, 4, 6), np.float32)), 2,
+                                length=t(np.array([5, 1], np.int64)))

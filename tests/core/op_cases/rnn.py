@@ -19,9 +19,17 @@ def _sig(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, origin_mode=False):
+    xg = (x if w_ih is None else w_ih @ x) + (0 if b_ih is None else b_ih)
+    if mode == "FLUID_GRU":
+        hid = w_hh.shape[0]
+        w_ur = w_hh.reshape(-1)[:2 * hid * hid].reshape(hid, 2 * hid)
+        w_c = w_hh.reshape(-1)[2 * hid * hid:].reshape(hid, hid)
+        ur = _sig(xg[:2 * hid] + h @ w_ur)
+        u, rr = ur[:hid], ur[hid:]
+        cand = np.tanh(xg[2 * hid:] + (rr * h) @ w_c)
+        return (u * h + (1 - u) * cand if origin_mode else h + u * (cand - h)), c
     hid = w_hh.shape[1]
-    xg = w_ih @ x + (0 if b_ih is None else b_ih)
     hg = w_hh @ h + (0 if b_hh is None else b_hh)
     if mode == "LSTM":
         a = xg + hg
@@ -38,11 +46,11 @@ def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
 
 
 def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode="LSTM", is_reverse=False,
-            time_major=False):
+            time_major=False, origin_mode=False):
     single = x.ndim == 2
     xt = x[None] if single else (x if time_major else x.transpose(1, 0, 2))
     steps, batch, _ = xt.shape
-    hid = w_hh.shape[1]
+    hid = w_hh.shape[0] if mode == "FLUID_GRU" else w_hh.shape[1]
     out = np.zeros((steps, batch, hid), np.float64)
     last_h = np.zeros((batch, hid))
     last_c = np.zeros((batch, hid if mode == "LSTM" else 0))
@@ -52,7 +60,8 @@ def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode="LSTM", is_reverse=Fal
         c = np.zeros(hid) if c0 is None else c0[b].astype(np.float64)
         ts = range(n - 1, -1, -1) if is_reverse else range(n)
         for t in ts:
-            h, c = _step(mode, xt[t, b].astype(np.float64), h, c, w_ih, w_hh, b_ih, b_hh)
+            h, c = _step(mode, xt[t, b].astype(np.float64), h, c, w_ih, w_hh, b_ih, b_hh,
+                         origin_mode)
             out[t, b] = h
         last_h[b] = h
         if mode == "LSTM":
@@ -89,5 +98,15 @@ CASES = {
         _case("GRU", single=True, init=False, name="gru one step"),
         _case("RNN_TANH", lens=[3, 2], is_reverse=True, name="tanh reverse lengths"),
         _case("RNN_RELU", steps=2, name="relu"),
+        Case([f32(2, 3, 8, s=1.0), f32(2, 2), f32(2, 2), None, f32(8, 2), f32(8), None,
+              np.array([3, 2], np.int64)], {"mode": "LSTM"}, ref=rnn_ref,
+             name="lstm projected input"),
+        Case([f32(3, 2, 6, s=1.0), f32(2, 2), None, None, f32(2, 6), f32(6), None,
+              np.array([1, 3], np.int64)], {"mode": "FLUID_GRU", "time_major": True},
+             ref=rnn_ref, name="fluid gru"),
+        Case([f32(2, 3, 9, s=1.0), None, None, None, f32(3, 9), None, None,
+              np.array([3, 2], np.int64)], {"mode": "FLUID_GRU", "is_reverse": True,
+                                            "origin_mode": True},
+             ref=rnn_ref, name="fluid gru origin reverse"),
     ],
 }
