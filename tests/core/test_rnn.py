@@ -401,3 +401,28 @@ def test_dynamic_rnn_bad_input():
     with pytest.raises(OpError, match=r"sequence_length values must lie in \[0, 4\]"):
         core.layers.dynamic_gru(t(np.zeros((2, 4, 6), np.float32)), 2,
                                 length=t(np.array([5, 1], np.int64)))
+
+
+class _UserCellModel(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.RNN(_Wrapped(nn.LSTMCell(3, 4)), is_reverse=True)
+
+    def forward(self, x, lens):
+        out, (_, c) = self.rnn(x, sequence_length=lens)
+        return core.layers.reduce_mean(out) + core.layers.reduce_mean(c)
+
+
+def test_user_defined_cell_step_loop_inside_declarative_equals_eager():
+    model = _UserCellModel()
+    x = t(rng.standard_normal((3, 5, 3)).astype(np.float32))
+    lens = t(np.array([5, 2, 0], np.int64))
+    want = model(x, lens)
+    want.backward()
+    grads = [np.array(p.gradient()) for p in model.parameters()]
+    model.clear_gradients()
+    got = declarative(model.forward)(x, lens)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    got.backward()
+    for p, g in zip(model.parameters(), grads):
+        np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
