@@ -202,22 +202,23 @@ class rnn(OpDef):
                 _sigmoid(xp, hg, gates)
                 xp.tanh(hg[:, 2 * hid:3 * hid], out=gates[:, 2 * hid:3 * hid])
                 i, f, gg, o = (gates[:, k * hid:(k + 1) * hid] for k in range(4))
-                c_new = f * c
+                # the new states go straight into the reserve (no copies)
+                c_new, h_new = res[t, :, G:G + hid], res[t, :, G + hid:]
+                xp.multiply(f, c, out=c_new)
                 xp.multiply(i, gg, out=tmp)
                 c_new += tmp
                 xp.tanh(c_new, out=tmp)
-                h_new = o * tmp
+                xp.multiply(o, tmp, out=h_new)
                 if mask is None:
-                    c, h = c_new, h_new
                     out[t] = h_new
                 else:
                     m = mask[t]
-                    c = xp.where(m, c_new, c)
-                    h = xp.where(m, h_new, h)
                     xp.multiply(h_new, m, out=out[t])
-                res[t, :, G:G + hid] = c
-                res[t, :, G + hid:] = h
-            last_c = c
+                    keep = ~m[:, 0]
+                    c_new[keep] = c[keep]
+                    h_new[keep] = h[keep]
+                c, h = c_new, h_new
+            last_c, h = c.copy(), h.copy()
         elif mode == "GRU":
             bhh = b_hh
             h2 = 2 * hid
@@ -327,32 +328,40 @@ class rnn(OpDef):
         if mode == "LSTM":
             c_init = xp.zeros((batch, hid), dt) if c0 is None else c0
             dc = dlast_c.astype(dt, copy=True)
+            # everything that does not depend on the incoming gradients, for all steps at
+            # once: tanh(c), the gate derivatives times what multiplies each gate, and
+            # o * tanh'(c) (how dh reaches c); the loop then does a handful of ops per step
+            gates = res[:, :, :G]
+            c_all = res[:, :, G:G + hid]
+            tc = xp.tanh(c_all)
+            cprev = xp.empty((steps, batch, hid), dt)
+            for k, t in enumerate(order):
+                cprev[t] = c_init if k == 0 else c_all[order[k - 1]]
+            fac = gates * (1 - gates)
+            g_part = gates[:, :, 2 * hid:3 * hid]
+            fac[:, :, 2 * hid:3 * hid] = 1 - g_part * g_part
+            fac[:, :, :hid] *= g_part                       # di = dc * g * i'
+            fac[:, :, hid:2 * hid] *= cprev                 # df = dc * c_prev * f'
+            fac[:, :, 2 * hid:3 * hid] *= gates[:, :, :hid]  # dg = dc * i * g'
+            fac[:, :, 3 * hid:] *= tc                       # do = dh * tanh(c) * o'
+            o_tc = 1 - tc * tc
+            o_tc *= gates[:, :, 3 * hid:]
+            fac4 = fac.reshape(steps, batch, 4, hid)
+            dxg4 = dxg.reshape(steps, batch, 4, hid)
+            dcn = xp.empty((batch, hid), dt)
             for k in range(steps - 1, -1, -1):
                 t = order[k]
-                gates = res[t, :, :G]
-                i, f, gg, o = (gates[:, j * hid:(j + 1) * hid] for j in range(4))
-                c_t = res[t, :, G:G + hid]
-                c_prev = c_init if k == 0 else res[order[k - 1], :, G:G + hid]
-                tc = xp.tanh(c_t)
                 xp.add(dh, dyt[t], out=dhn)
                 if fmask is not None:
                     dhn *= fmask[t]
-                dcn = o * (1 - tc * tc)
-                dcn *= dhn
+                xp.multiply(dhn, o_tc[t], out=dcn)
                 dcn += dc
                 if fmask is not None:
                     dcn *= fmask[t]
-                d = dxg[t]
-                xp.multiply(dcn, gg, out=d[:, :hid])
-                d[:, :hid] *= i * (1 - i)
-                xp.multiply(dcn, c_prev, out=d[:, hid:2 * hid])
-                d[:, hid:2 * hid] *= f * (1 - f)
-                xp.multiply(dcn, i, out=d[:, 2 * hid:3 * hid])
-                d[:, 2 * hid:3 * hid] *= 1 - gg * gg
-                xp.multiply(dhn, tc, out=d[:, 3 * hid:])
-                d[:, 3 * hid:] *= o * (1 - o)
-                new_dc = dcn * f
-                new_dh = d @ w_hh
+                xp.multiply(dcn[:, None, :], fac4[t, :, :3], out=dxg4[t, :, :3])
+                xp.multiply(dhn, fac[t, :, 3 * hid:], out=dxg[t, :, 3 * hid:])
+                new_dc = dcn * gates[t, :, hid:2 * hid]
+                new_dh = dxg[t] @ w_hh
                 if fmask is not None:
                     keep = 1 - fmask[t]
                     new_dc += keep * dc
