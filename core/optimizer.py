@@ -1,4 +1,5 @@
-"""Optimizers: ``SGD``, ``Momentum``, ``Adam`` (also ``SGDOptimizer`` ... for fluid code).
+"""Optimizers: ``SGD``, ``Momentum``, ``Adam``, ``Adagrad``, ``Adamax``, ``RMSProp``, ``Lamb``
+(also ``SGDOptimizer`` ... for fluid code).
 
 ``minimize(loss)`` collects ``(param, grad)`` pairs, clips the gradients (``grad_clip``),
 adds weight decay (a parameter's own regularizer, else ``regularization``) — the order
@@ -31,8 +32,16 @@ from .regularizer import L2Decay, WeightDecayRegularizer, append_regularization
 
 __all__ = [
     "SGD",
+    "Adagrad",
+    "AdagradOptimizer",
     "Adam",
     "AdamOptimizer",
+    "Adamax",
+    "AdamaxOptimizer",
+    "Lamb",
+    "LambOptimizer",
+    "RMSProp",
+    "RMSPropOptimizer",
     "Momentum",
     "MomentumOptimizer",
     "Optimizer",
@@ -372,6 +381,136 @@ class Adam(Optimizer):
         return [param, grad, lr, m1, m2, b1p, b2p], {0: param, 1: m1, 2: m2, 3: b1p, 4: b2p}
 
 
+class Adagrad(Optimizer):
+    """Adagrad (see the ``adagrad`` op); the squared-gradient sum starts at
+    ``initial_accumulator_value``."""
+
+    op_type = "adagrad"
+
+    def __init__(self, learning_rate, epsilon=1e-06, parameter_list=None, regularization=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0, **kwargs):
+        super().__init__(learning_rate, parameter_list, regularization, grad_clip, name,
+                         **kwargs)
+        self._epsilon = float(epsilon)
+        self._initial = float(initial_accumulator_value)
+
+    def _accumulators_for(self, param):
+        return [("moment", self._initial, None)]
+
+    def _update_attrs(self):
+        return {"epsilon": self._epsilon}
+
+    def _update_inputs(self, param, grad, lr, accs):
+        (moment,) = accs
+        return [param, grad, moment, lr], {0: param, 1: moment}
+
+
+def _check_beta(who, **betas):
+    for arg, v in betas.items():
+        if not 0.0 <= v < 1.0:
+            raise ValueError(f"{who}: '{arg}' must be in [0, 1), got {v}")
+
+
+class Adamax(Optimizer):
+    """Adamax with Paddle's formulas (see the ``adamax`` op)."""
+
+    op_type = "adamax"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameter_list=None, regularization=None, grad_clip=None, name=None,
+                 **kwargs):
+        super().__init__(learning_rate, parameter_list, regularization, grad_clip, name,
+                         **kwargs)
+        _check_beta("Adamax", beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+
+    def _accumulators_for(self, param):
+        return [("moment", 0.0, None), ("inf_norm", 0.0, None),
+                ("beta1_pow_acc", self._beta1, [1])]
+
+    def _update_attrs(self):
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon}
+
+    def _update_inputs(self, param, grad, lr, accs):
+        m, n, b1p = accs
+        return [param, grad, lr, m, n, b1p], {0: param, 1: m, 2: n, 3: b1p}
+
+
+class RMSProp(Optimizer):
+    """RMSProp with Paddle's formulas (see the ``rmsprop`` op)."""
+
+    op_type = "rmsprop"
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False,
+                 parameter_list=None, regularization=None, grad_clip=None, name=None,
+                 **kwargs):
+        super().__init__(learning_rate, parameter_list, regularization, grad_clip, name,
+                         **kwargs)
+        if not 0.0 <= rho < 1.0:
+            raise ValueError(f"RMSProp: 'rho' must be in [0, 1), got {rho}")
+        if epsilon < 0 or momentum < 0:
+            raise ValueError(f"RMSProp: 'epsilon' and 'momentum' must be >= 0, got "
+                             f"{epsilon} and {momentum}")
+        self._rho, self._epsilon = float(rho), float(epsilon)
+        self._momentum, self._centered = float(momentum), bool(centered)
+
+    def _accumulators_for(self, param):
+        return [("mean_square", 0.0, None), ("mean_grad", 0.0, None), ("momentum", 0.0, None)]
+
+    def _update_attrs(self):
+        return {"rho": self._rho, "epsilon": self._epsilon, "momentum": self._momentum,
+                "centered": self._centered}
+
+    def _update_inputs(self, param, grad, lr, accs):
+        ms, mg, mom = accs
+        return [param, grad, ms, mg, mom, lr], {0: param, 1: ms, 2: mg, 3: mom}
+
+
+class Lamb(Optimizer):
+    """LAMB with Paddle's formulas (see the ``lamb`` op); ``exclude_from_weight_decay_fn``
+    (param -> bool) turns the decay off for some parameters."""
+
+    op_type = "lamb"
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameter_list=None, regularization=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, name=None, **kwargs):
+        super().__init__(learning_rate, parameter_list, regularization, grad_clip, name,
+                         **kwargs)
+        _check_beta("Lamb", beta1=beta1, beta2=beta2)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._weight_decay = float(lamb_weight_decay)
+        self._exclude = exclude_from_weight_decay_fn
+        self._current = None
+
+    def _accumulators_for(self, param):
+        return [("moment1", 0.0, None), ("moment2", 0.0, None),
+                ("beta1_pow_acc", self._beta1, [1]), ("beta2_pow_acc", self._beta2, [1])]
+
+    def _apply_update(self, param, grad, lr_cache):
+        self._current = param
+        try:
+            return super()._apply_update(param, grad, lr_cache)
+        finally:
+            self._current = None
+
+    def _update_attrs(self):
+        decay = self._weight_decay
+        if self._exclude is not None and self._current is not None and \
+                self._exclude(self._current):
+            decay = 0.0
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "weight_decay": decay}
+
+    def _update_inputs(self, param, grad, lr, accs):
+        m1, m2, b1p, b2p = accs
+        return [param, grad, lr, m1, m2, b1p, b2p], {0: param, 1: m1, 2: m2, 3: b1p, 4: b2p}
+
+
 SGDOptimizer = SGD
 MomentumOptimizer = Momentum
 AdamOptimizer = Adam
+AdagradOptimizer = Adagrad
+AdamaxOptimizer = Adamax
+RMSPropOptimizer = RMSProp
+LambOptimizer = Lamb

@@ -87,3 +87,22 @@ def softmax(input, axis=-1, use_cudnn=False, name=None):
 def log_softmax(input, axis=-1, name=None):
     """``input - log(sum(exp(input)))`` along ``axis``."""
     return _softmax_like("log_softmax", input, axis)
+
+
+def softsign(x, name=None):
+    """``x / (1 + |x|)``."""
+    return _act("softsign", x)
+
+
+def hard_sigmoid(x, slope=0.2, offset=0.5, name=None):
+    """``clip(slope * x + offset, 0, 1)``."""
+    return _act("hard_sigmoid", x, {"slope": _float(slope, "slope", "hard_sigmoid"),
+                                    "offset": _float(offset, "offset", "hard_sigmoid")})
+
+
+def swish(x, beta=1.0, name=None):
+    """``x * sigmoid(beta * x)``."""
+    return _act("swish", x, {"beta": _float(beta, "beta", "swish")})
+
+
+__all__ += ["softsign", "hard_sigmoid", "swish"]

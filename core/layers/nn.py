@@ -308,3 +308,43 @@ def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=Non
     out = products[0] if len(products) == 1 else apply("sums", [products])
     out = _add_bias(out, size, inputs[0].dtype, bias_attr, layer, nfd)
     return apply_act(out, act, api)
+
+
+def cos_sim(X, Y):
+    """Cosine similarity of each row of ``X`` with the same row of ``Y`` (or with ``Y``'s only
+    row): shape ``[N, 1]``."""
+    check_variable(X, "X", "cos_sim", FLOATS)
+    check_variable(Y, "Y", "cos_sim", FLOATS)
+    return apply("cos_sim", [X, Y])[0]
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None):
+    """``(1 - epsilon) * label + epsilon * prior_dist`` (uniform prior by default)."""
+    check_variable(label, "label", "label_smooth", FLOATS)
+    if prior_dist is not None:
+        check_variable(prior_dist, "prior_dist", "label_smooth", FLOATS)
+    eps = float(epsilon)
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
+
+
+def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name=None):
+    """Max or average pooling of an NCHW ``input`` to a fixed ``pool_size`` (int or pair):
+    output cell ``(i, j)`` pools rows ``[floor(i H / h), ceil((i + 1) H / h))`` and likewise
+    columns."""
+    api = "adaptive_pool2d"
+    check_variable(input, "input", api, FLOATS)
+    if pool_type not in ("max", "avg"):
+        raise ValueError(f"{api}(): argument 'pool_type' must be 'max' or 'avg', got "
+                         f"{pool_type!r}")
+    if require_index:
+        raise ValueError(f"{api}(): require_index=True (the max positions) is not supported")
+    if len(input.shape) != 4:
+        raise ValueError(f"{api}(): input must be 4-D NCHW, got shape {list(input.shape)}")
+    return apply("pool2d", [input], {"pooling_type": pool_type,
+                                     "ksize": _pair(pool_size, "pool_size", api),
+                                     "adaptive": True, "data_format": "NCHW"})
+
+
+__all__ += ["adaptive_pool2d", "cos_sim", "label_smooth"]

@@ -100,3 +100,21 @@ def topk(input, k, name=None):
         raise ValueError(f"topk(): argument 'k' must be in [1, {n}] for an input of shape "
                          f"{list(input.shape)}, got {k}")
     return apply("topk", [input], {"k": int(k)})
+
+
+def _bool_reduce(op_type, input, dim, keep_dim):
+    check_variable(input, "input", op_type, dtypes=("bool",))
+    return _reduce(op_type, input, dim, keep_dim)
+
+
+def reduce_all(input, dim=None, keep_dim=False, name=None):
+    """Logical AND of a bool tensor over ``dim`` (every axis when None)."""
+    return _bool_reduce("reduce_all", input, dim, keep_dim)
+
+
+def reduce_any(input, dim=None, keep_dim=False, name=None):
+    """Logical OR of a bool tensor over ``dim`` (every axis when None)."""
+    return _bool_reduce("reduce_any", input, dim, keep_dim)
+
+
+__all__ += ["reduce_all", "reduce_any"]

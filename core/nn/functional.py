@@ -254,3 +254,39 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 def one_hot(x, num_classes, name=None):
     """Float32 one-hot vectors of length ``num_classes`` for integer ``x`` (shape + [C])."""
     return apply("one_hot", [x], {"depth": int(num_classes)})
+
+
+def softsign(x, name=None):
+    """``x / (1 + |x|)``."""
+    return apply("softsign", [x])
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """``clip(slope * x + offset, 0, 1)`` (2.0 defaults: slope 1/6, offset 0.5)."""
+    return apply("hard_sigmoid", [x], {"slope": float(slope), "offset": float(offset)})
+
+
+def swish(x, name=None):
+    """``x * sigmoid(x)``."""
+    return apply("swish", [x], {"beta": 1.0})
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """``(1 - epsilon) * label + epsilon * prior_dist`` (uniform prior by default)."""
+    eps = float(epsilon)
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """Max pooling of an NCHW ``x`` to a fixed ``output_size`` (int or pair)."""
+    if return_mask:
+        raise ValueError("adaptive_max_pool2d(): return_mask=True is not supported")
+    return apply("pool2d", [x], {"pooling_type": "max",
+                                 "ksize": pair(output_size, "output_size",
+                                               "adaptive_max_pool2d()", minimum=1),
+                                 "adaptive": True, "data_format": "NCHW"})
+
+
+__all__ += ["adaptive_max_pool2d", "hardsigmoid", "label_smooth", "softsign", "swish"]

@@ -327,3 +327,48 @@ def _has_nan(g, v):
     nan = g.cast(g.reshape(g.node("IsNaN", [x]), [-1]), bool, np.int32)
     any_nan = g.reduce("ReduceMax", nan, [0], True)
     return {"Out": g.node("Equal", [any_nan, g.const([1], np.int32)], hint=v.out_hint("Out"))}
+
+
+# -- ops of the classic sequence models ----------------------------------------------------------
+@mapper("softsign")
+def _softsign(g, v):
+    return {"Out": g.node("Softsign", [v.x("X")], hint=v.out_hint("Out"))}
+
+
+@mapper("hard_sigmoid")
+def _hard_sigmoid(g, v):
+    return {"Out": g.node("HardSigmoid", [v.x("X")], alpha=float(v.attrs["slope"]),
+                          beta=float(v.attrs["offset"]), hint=v.out_hint("Out"))}
+
+
+@mapper("swish")
+def _swish(g, v):
+    x, dt = v.x("X"), v.var("X").dtype
+    s = g.node("Sigmoid", [g.node("Mul", [x, g.const(float(v.attrs["beta"]), dt)])])
+    return {"Out": g.node("Mul", [x, s], hint=v.out_hint("Out"))}
+
+
+@mapper("cos_sim")
+def _cos_sim(g, v):
+    x, y = v.x("X"), v.x("Y")
+    rows = g.const([0, -1], np.int64)
+    x2, y2 = g.node("Reshape", [x, rows]), g.node("Reshape", [y, rows])
+    xn = g.node("Sqrt", [g.reduce("ReduceSum", g.node("Mul", [x2, x2]), [1], True)])
+    yn = g.node("Sqrt", [g.reduce("ReduceSum", g.node("Mul", [y2, y2]), [1], True)])
+    dot = g.reduce("ReduceSum", g.node("Mul", [x2, y2]), [1], True)
+    out = g.node("Div", [dot, g.node("Mul", [xn, yn])], hint=v.out_hint("Out"))
+    return {"Out": out, "XNorm": g.node("Identity", [xn], hint=v.out_hint("XNorm")),
+            "YNorm": g.node("Identity", [yn], hint=v.out_hint("YNorm"))}
+
+
+@mapper("label_smooth")
+def _label_smooth(g, v):
+    x, dt, eps = v.x("X"), v.var("X").dtype, float(v.attrs["epsilon"])
+    kept = g.node("Mul", [x, g.const(1.0 - eps, dt)])
+    if v.has("PriorDist"):
+        prior = g.reshape(g.cast(v.x("PriorDist"), v.var("PriorDist").dtype, dt), [-1])
+        extra = g.node("Mul", [prior, g.const(eps, dt)])
+    else:
+        classes = g.cast(g.shape_of(x, -1), np.int64, dt)
+        extra = g.node("Div", [g.const(eps, dt), classes])
+    return {"Out": g.node("Add", [kept, extra], hint=v.out_hint("Out"))}

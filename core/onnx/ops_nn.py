@@ -259,3 +259,22 @@ def _accuracy(g, v):
                                         g.const([1.0], np.float32)])],
                  hint=v.out_hint("Accuracy"))
     return {"Accuracy": acc, "Correct": correct, "Total": total}
+
+
+def _bool_reduce(onnx_type):
+    """``reduce_all`` / ``reduce_any``: nonzero as int32, then ReduceMin / ReduceMax."""
+    def fn(g, v):
+        a = v.attrs
+        axes = list(reduced_axes(v.rank("X"), a["dim"], a["reduce_all"]))
+        x, dt = v.x("X"), v.var("X").dtype
+        nonzero = g.node("Not", [g.node("Equal", [x, g.const(0, dt)])]) if dt.kind != "b" else x
+        y = g.node("Cast", [nonzero], to=onnx_dtype(np.int32))
+        if axes:
+            y = g.reduce(onnx_type, y, axes, a["keep_dim"])
+        return {"Out": g.node("Cast", [y], to=onnx_dtype(np.bool_), hint=v.out_hint("Out"))}
+
+    return fn
+
+
+mapper("reduce_all")(_bool_reduce("ReduceMin"))
+mapper("reduce_any")(_bool_reduce("ReduceMax"))

@@ -19,6 +19,12 @@ NOT_EXPORTABLE = {
     "adam": "optimizer update (training only)",
     "momentum": "optimizer update (training only)",
     "sgd": "optimizer update (training only)",
+    "adagrad": "optimizer update (training only)",
+    "adamax": "optimizer update (training only)",
+    "rmsprop": "optimizer update (training only)",
+    "lamb": "optimizer update (training only)",
+    "rnn": "the fused recurrent kernel (one op per layer direction) has no ONNX mapping yet; "
+           "ONNX LSTM / GRU / RNN need its gate blocks reordered",
     "grad_sum": "sums gradient contributions (backward programs only)",
     "conv2d_fusion": "fused op of eager layers only; static programs hold conv2d + bias + act",
     "gaussian_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",

@@ -1,7 +1,8 @@
 """The op set. Importing this package registers every op (one module per family)."""
 from . import (activation, collective, control_flow, conv, creation, crf, elementwise, fused,
-               indexing, loss, math, nn, norm, optimizer, pool, reduce, registry, sequence, shape)
+               indexing, loss, math, nn, norm, optimizer, pool, reduce, registry, rnn, sequence,
+               shape)
 
 __all__ = ["activation", "collective", "control_flow", "conv", "creation", "crf", "elementwise",
            "fused", "indexing", "loss", "math", "nn", "norm", "optimizer", "pool", "reduce",
-           "registry", "sequence", "shape"]
+           "registry", "rnn", "sequence", "shape"]

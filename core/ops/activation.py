@@ -1,6 +1,6 @@
 """Activation ops: relu, relu6, sigmoid, tanh, leaky_relu, elu, gelu, softplus, softmax,
-log_softmax. Each keeps X's shape and dtype; gradients reuse the saved output where that is
-cheaper (sigmoid, tanh, softmax, log_softmax).
+log_softmax, softsign, hard_sigmoid, swish. Each keeps X's shape and dtype; gradients reuse
+the saved output where that is cheaper (sigmoid, tanh, softmax, log_softmax).
 
 numpy has no ``erf``, so :func:`erf` evaluates ``erfc(|x|) = t * exp(-x^2 + P(2t - 1))`` with
 ``t = 2 / (2 + |x|)`` and ``P`` a degree-24 Chebyshev series fitted (least squares, at import,
@@ -236,6 +236,48 @@ class log_softmax(_Act):
         return (dout - ctx.xp.exp(outs[0]) * dout.sum(axis=axis, keepdims=True),)
 
 
+@register_op
+class softsign(_Act):
+    """``x / (1 + |x|)``."""
+
+    def forward(self, ctx, x):
+        return (x / (1 + ctx.xp.abs(x))).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, ins, outs, douts):
+        d = 1 + ctx.xp.abs(ins[0])
+        return (douts[0] / (d * d),)
+
+
+@register_op
+class hard_sigmoid(_Act):
+    """``clip(slope * x + offset, 0, 1)``."""
+
+    attrs = {"slope": 0.2, "offset": 0.5}
+
+    def forward(self, ctx, x, slope, offset):
+        return ctx.xp.clip(x * slope + offset, 0.0, 1.0).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, ins, outs, douts, slope, offset):
+        out = outs[0]
+        return (douts[0] * ((out > 0) & (out < 1)) * slope,)
+
+
+@register_op
+class swish(_Act):
+    """``x * sigmoid(beta * x)``."""
+
+    attrs = {"beta": 1.0}
+
+    def forward(self, ctx, x, beta):
+        s = 0.5 * ctx.xp.tanh(0.5 * beta * x) + 0.5  # overflow-free sigmoid
+        return (x * s).astype(x.dtype, copy=False)
+
+    def backward(self, ctx, ins, outs, douts, beta):
+        x = ins[0]
+        s = 0.5 * ctx.xp.tanh(0.5 * beta * x) + 0.5
+        return ((douts[0] * (s + beta * x * s * (1 - s))).astype(x.dtype, copy=False),)
+
+
 #: op types that ``act=`` may name in the functional API
 ACTIVATIONS = ("relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "softplus",
-               "softmax", "log_softmax")
+               "softmax", "log_softmax", "softsign", "hard_sigmoid", "swish")

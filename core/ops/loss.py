@@ -1,5 +1,5 @@
 """Loss and metric ops: ``cross_entropy``, ``softmax_with_cross_entropy``,
-``sigmoid_cross_entropy_with_logits`` and ``accuracy`` (fluid semantics).
+``sigmoid_cross_entropy_with_logits``, ``accuracy`` and ``label_smooth`` (fluid semantics).
 
 Hard labels are integer class indices with a trailing (or ``axis``) dimension of 1; an entry
 equal to ``ignore_index`` contributes zero loss and zero gradient. Soft labels are
@@ -13,6 +13,7 @@ from .registry import Meta, OpDef, register_op
 __all__ = [
     "accuracy",
     "cross_entropy",
+    "label_smooth",
     "sigmoid_cross_entropy_with_logits",
     "softmax_with_cross_entropy",
 ]
@@ -218,3 +219,35 @@ class accuracy(OpDef):
         return (xp.asarray(acc, dtype=xp.float32).reshape(1),
                 xp.asarray(correct, dtype=xp.int32).reshape(1),
                 xp.full((1,), total, dtype=xp.int32))
+
+
+@register_op
+class label_smooth(OpDef):
+    """``Out = (1 - epsilon) * X + epsilon * PriorDist`` (X one-hot or soft labels with the
+    classes on the last dim); without ``PriorDist`` the prior is uniform, ``1 / classes``."""
+
+    inputs = ("X", "PriorDist")
+    attrs = {"epsilon": 0.0}
+    nondiff_inputs = ("PriorDist",)
+
+    def _check(self, xs, ps, epsilon):
+        if not 0.0 <= epsilon <= 1.0:
+            raise ShapeError(f"label_smooth: epsilon must be in [0, 1], got {epsilon}")
+        if ps is not None and (int(np.prod([abs(d) for d in ps])) != abs(xs[-1])):
+            raise ShapeError(f"label_smooth: prior_dist must hold one value per class "
+                             f"({xs[-1]}, the label's last dim), got shape {list(ps)}")
+
+    def infer(self, x, prior, epsilon):
+        self._check(tuple(x.shape), None if prior is None else tuple(prior.shape), epsilon)
+        return Meta(tuple(x.shape), np.dtype(x.dtype))
+
+    def forward(self, ctx, x, prior, epsilon):
+        self._check(x.shape, None if prior is None else prior.shape, epsilon)
+        if prior is None:
+            out = x * (1.0 - epsilon) + epsilon / x.shape[-1]
+        else:
+            out = x * (1.0 - epsilon) + prior.reshape(-1) * epsilon
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, ctx, ins, outs, douts, epsilon):
+        return (douts[0] * (1.0 - epsilon)).astype(ins[0].dtype, copy=False), None

@@ -1,5 +1,5 @@
 """Math ops: scale, unary math, clip, sums, matmul, mul, cast, assign, assign_value and the
-finiteness checks ``isfinite`` / ``has_nan``.
+finiteness checks ``isfinite`` / ``has_nan``, and ``cos_sim``.
 
 Unary ops return numpy's dtype for the input (``exp`` of an int tensor is float64) except
 ``scale``, ``clip`` and ``round``, which keep the input's dtype. ``matmul`` follows
@@ -401,3 +401,48 @@ class has_nan(OpDef):
 
     def forward(self, ctx, x):
         return ctx.xp.isnan(x).any().reshape(1)
+
+
+@register_op
+class cos_sim(OpDef):
+    """Row-wise cosine similarity (fluid ``cos_sim``): X ``[N, ...]`` and Y ``[N, ...]`` or
+    ``[1, ...]`` (one row compared with every row of X) are flattened to rows;
+    ``Out = <x, y> / (|x| |y|)`` of shape ``[N, 1]``, with the norms ``XNorm`` ``[N, 1]`` and
+    ``YNorm`` (``[N, 1]`` or ``[1, 1]``). A zero row gives nan, as in Paddle."""
+
+    inputs = ("X", "Y")
+    outputs = ("Out", "XNorm", "YNorm")
+    nondiff_outputs = ("XNorm", "YNorm")
+
+    def _check(self, xs, ys):
+        if len(xs) < 1 or len(xs) != len(ys) or any(
+                a != b and a != -1 and b != -1 for a, b in zip(xs[1:], ys[1:])) or \
+                (ys[0] not in (1, -1, xs[0]) and xs[0] != -1):
+            raise ShapeError(f"cos_sim: Y must have X's shape, or 1 row of it; got X "
+                             f"{list(xs)} and Y {list(ys)}")
+
+    def infer(self, x, y):
+        self._check(tuple(x.shape), tuple(y.shape))
+        dt = np.dtype(x.dtype)
+        return Meta((x.shape[0], 1), dt), Meta((x.shape[0], 1), dt), Meta((y.shape[0], 1), dt)
+
+    def forward(self, ctx, x, y):
+        xp = ctx.xp
+        self._check(x.shape, y.shape)
+        x2, y2 = x.reshape(x.shape[0], -1), y.reshape(y.shape[0], -1)
+        xn = xp.sqrt((x2 * x2).sum(1, keepdims=True))
+        yn = xp.sqrt((y2 * y2).sum(1, keepdims=True))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = (x2 * y2).sum(1, keepdims=True) / (xn * yn)
+        return out.astype(x.dtype, copy=False), xn, yn
+
+    def backward(self, ctx, ins, outs, douts):
+        x, y = ins
+        out, xn, yn = outs
+        x2, y2 = x.reshape(x.shape[0], -1), y.reshape(y.shape[0], -1)
+        d = douts[0]
+        dx = d * (y2 / (xn * yn) - out * x2 / (xn * xn))
+        dy = d * (x2 / (xn * yn) - out * y2 / (yn * yn))
+        if y.shape[0] == 1 and x.shape[0] != 1:
+            dy = dy.sum(0, keepdims=True)
+        return dx.reshape(x.shape).astype(x.dtype), dy.reshape(y.shape).astype(y.dtype)

@@ -1,4 +1,5 @@
-"""Reduction ops: reduce_sum/mean/max/min/prod, mean, argmax/argmin and topk.
+"""Reduction ops: reduce_sum/mean/max/min/prod, reduce_all/any (bool, no gradient), mean,
+argmax/argmin and topk.
 
 ``reduce_*`` take ``dim`` (None or a list of axes, negative allowed), ``keep_dim`` and
 ``reduce_all``; ``reduce_all``, ``dim=None`` and ``dim=[]`` all mean every axis, and a
@@ -212,3 +213,30 @@ class topk(OpDef):
         rows = xp.arange(dx.shape[0])[:, None]
         dx[rows, idx.reshape(-1, k)] = douts[0].reshape(-1, k)
         return (dx.reshape(x.shape),)
+
+
+class _BoolReduce(OpDef):
+    """``Out = all / any of X (cast to bool) over the axes``; no gradient."""
+
+    attrs = {"dim": None, "keep_dim": False, "reduce_all": False}
+    differentiable = False
+    fn = None
+
+    def infer(self, x, dim, keep_dim, reduce_all):
+        axes = reduced_axes(len(x.shape), dim, reduce_all)
+        return Meta(reduced_shape(x.shape, axes, keep_dim), np.dtype(bool))
+
+    def forward(self, ctx, x, dim, keep_dim, reduce_all):
+        axes = reduced_axes(x.ndim, dim, reduce_all)
+        return getattr(ctx.xp, self.fn)(x.astype(bool, copy=False), axis=axes,
+                                        keepdims=keep_dim)
+
+
+@register_op
+class reduce_all(_BoolReduce):
+    fn = "all"
+
+
+@register_op
+class reduce_any(_BoolReduce):
+    fn = "any"

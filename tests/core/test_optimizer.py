@@ -81,6 +81,62 @@ def test_adam_two_steps_matches_textbook_adam():
     np.testing.assert_allclose(state[f"{p.name}_beta1_pow_acc_0"].numpy(), [0.8 ** 3], rtol=1e-6)
 
 
+def _textbook(kind, steps, lr_=0.05):
+    """``steps`` updates of P0 under loss sum(p^2)/2 (gradient = p), written out in numpy."""
+    p = P0.astype(np.float64)
+    a = np.zeros_like(p)
+    b = np.zeros_like(p)
+    c = np.zeros_like(p)
+    for t in range(1, steps + 1):
+        g = p.copy()
+        if kind == "adagrad":
+            a += g * g
+            p = p - lr_ * g / (np.sqrt(a) + 1e-6)
+        elif kind == "adamax":
+            a = 0.9 * a + 0.1 * g
+            b = np.maximum(0.999 * b + 1e-8, np.abs(g))
+            p = p - lr_ / (1 - 0.9 ** t) * a / b
+        elif kind == "rmsprop":
+            a = 0.9 * a + 0.1 * g * g
+            b = 0.9 * b + 0.1 * g
+            c = 0.5 * c + lr_ * g / np.sqrt(a - b * b + 1e-6)
+            p = p - c
+        elif kind == "lamb":
+            a = 0.9 * a + 0.1 * g
+            b = 0.999 * b + 0.001 * g * g
+            r = (a / (1 - 0.9 ** t)) / (np.sqrt(b / (1 - 0.999 ** t)) + 1e-6) + 0.01 * p
+            p = p - lr_ * (np.linalg.norm(p) / np.linalg.norm(r)) * r
+    return p
+
+
+@pytest.mark.parametrize("kind", ["adagrad", "adamax", "rmsprop", "lamb"])
+def test_new_optimizers_three_steps_match_textbook_updates(kind):
+    p = make_param(P0)
+    opt = {"adagrad": lambda: optimizer.AdagradOptimizer(0.05, parameter_list=[p]),
+           "adamax": lambda: optimizer.AdamaxOptimizer(0.05, parameter_list=[p]),
+           "rmsprop": lambda: optimizer.RMSPropOptimizer(0.05, rho=0.9, momentum=0.5,
+                                                         centered=True, parameter_list=[p]),
+           "lamb": lambda: optimizer.LambOptimizer(0.05, parameter_list=[p])}[kind]()
+    run_steps(opt, [p], 3)
+    np.testing.assert_allclose(p.numpy(), _textbook(kind, 3), rtol=2e-5, atol=1e-6)
+
+
+def test_lamb_exclude_from_weight_decay_and_argument_errors():
+    p, q = make_param(P0), make_param(P0)
+    opt = optimizer.Lamb(0.05, lamb_weight_decay=0.5, parameter_list=[p, q],
+                         exclude_from_weight_decay_fn=lambda param: param is q)
+    run_steps(opt, [p, q], 1)
+    # step 1: m_hat / sqrt(v_hat) = sign(g) (up to epsilon), decay only for p
+    r_q = np.sign(P0) * np.abs(P0) / (np.abs(P0) + 1e-6)
+    want_q = P0 - 0.05 * np.linalg.norm(P0) / np.linalg.norm(r_q) * r_q
+    np.testing.assert_allclose(q.numpy(), want_q, rtol=1e-5)
+    assert not np.allclose(p.numpy(), q.numpy())
+    with pytest.raises(ValueError, match="beta1"):
+        optimizer.Adamax(0.1, beta1=1.0)
+    with pytest.raises(ValueError, match="rho"):
+        optimizer.RMSProp(0.1, rho=1.5)
+
+
 def test_l2_decay_adds_coeff_times_param():
     p = make_param(P0)
     run_steps(optimizer.SGD(0.1, parameter_list=[p], regularization=regularizer.L2Decay(0.5)),
@@ -292,6 +348,14 @@ def _make_opt(kind):
               "grad_clip": clip.GradientClipByGlobalNorm(0.5)}
     if kind == "adam":
         return optimizer.Adam(0.05, **common)
+    if kind == "adagrad":
+        return optimizer.Adagrad(0.05, **common)
+    if kind == "adamax":
+        return optimizer.Adamax(0.05, **common)
+    if kind == "rmsprop":
+        return optimizer.RMSProp(0.05, momentum=0.5, centered=True, **common)
+    if kind == "lamb":
+        return optimizer.Lamb(0.05, **common)
     return optimizer.Momentum(0.05, momentum=0.9, use_nesterov=True, **common)
 
 
@@ -300,7 +364,7 @@ def _fc():
     return core.nn.Linear(3, 2, param_attr=attr)
 
 
-@pytest.mark.parametrize("kind", ["adam", "momentum"])
+@pytest.mark.parametrize("kind", ["adam", "momentum", "adagrad", "adamax", "rmsprop", "lamb"])
 def test_static_minimize_matches_eager(kind):
     fc = _fc()
     opt = _make_opt(kind)

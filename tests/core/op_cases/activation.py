@@ -93,3 +93,23 @@ CASES = {
                     Case([f32(3, 2, 2, lo=-2, hi=2)], {"axis": 1},
                          ref=_same_dtype(_log_softmax), name="axis1")],
 }
+
+
+def _swish(x, beta=1.0):
+    return x / (1 + np.exp(-beta * x))
+
+
+CASES.update({
+    "softsign": [Case([f32(2, 4, lo=-3, hi=3)], ref=_same_dtype(lambda x: x / (1 + np.abs(x))))],
+    "hard_sigmoid": [
+        Case([away_from([-2.5, 2.5], 2, 4, lo=-4, hi=4)],
+             ref=_same_dtype(lambda x, slope=0.2, offset=0.5: np.clip(x * slope + offset, 0, 1))),
+        Case([away_from([-1.5, 0.5], 2, 3, lo=-3, hi=2)], {"slope": 0.5, "offset": 0.75},
+             ref=_same_dtype(lambda x, slope, offset: np.clip(x * slope + offset, 0, 1)),
+             name="slope"),
+    ],
+    "swish": [
+        Case([f32(2, 4, lo=-4, hi=4)], ref=_same_dtype(_swish)),
+        Case([f32(3, 2, lo=-3, hi=3)], {"beta": 2.5}, ref=_same_dtype(_swish), name="beta"),
+    ],
+})

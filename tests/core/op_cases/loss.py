@@ -107,3 +107,15 @@ CASES = {
               np.array([[0], [2], [2]], np.int64)], ref=acc_ref, name="top1"),
     ],
 }
+
+
+def _ls_ref(x, prior=None, epsilon=0.0):
+    p = 1.0 / x.shape[-1] if prior is None else prior.reshape(-1)
+    return ((1 - epsilon) * x.astype(np.float64) + epsilon * p).astype(x.dtype)
+
+
+CASES["label_smooth"] = [
+    Case([np.eye(4, dtype=np.float32)[[0, 3, 1]], None], {"epsilon": 0.1}, ref=_ls_ref),
+    Case([probs(2, 3, 4), np.array([[0.1, 0.2, 0.3, 0.4]], np.float32)], {"epsilon": 0.25},
+         ref=_ls_ref, name="prior"),
+]

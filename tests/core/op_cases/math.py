@@ -132,3 +132,20 @@ CASES = {
         Case([np.array([[1.0], [np.nan]])], ref=lambda x: np.array([True]), name="nan"),
     ],
 }
+
+
+def _cos_sim_ref(x, y):
+    x2, y2 = x.reshape(len(x), -1).astype(np.float64), y.reshape(len(y), -1).astype(np.float64)
+    out = np.zeros((len(x2), 1))
+    for i in range(len(x2)):
+        yi = y2[0] if len(y2) == 1 else y2[i]
+        out[i, 0] = x2[i] @ yi / (np.linalg.norm(x2[i]) * np.linalg.norm(yi))
+    xn = np.linalg.norm(x2, axis=1, keepdims=True)
+    yn = np.linalg.norm(y2, axis=1, keepdims=True)
+    return out.astype(x.dtype), xn.astype(x.dtype), yn.astype(x.dtype)
+
+
+CASES["cos_sim"] = [
+    Case([f32(3, 4), f32(3, 4)], ref=_cos_sim_ref),
+    Case([f32(4, 2, 3), f32(1, 2, 3)], ref=_cos_sim_ref, name="one-row-y"),
+]

@@ -67,3 +67,21 @@ CASES = {
              Case([distinct(6)], ref=_topk, name="1d"),
              Case([np.array([[3, 1, 3, 2]])], {"k": 3}, ref=_topk, name="int-ties")],
 }
+
+
+def _bool_reduce(fn):
+    def ref(x, dim=None, keep_dim=False, reduce_all=False):
+        axis = None if reduce_all or not dim else tuple(dim)
+        return np.asarray(fn(x.astype(bool), axis=axis, keepdims=keep_dim))
+    return ref
+
+
+_bools = np.array([[True, False, True], [True, True, True]])
+CASES.update({
+    name: [Case([_bools], {"dim": [1]}, ref=_bool_reduce(fn)),
+           Case([_bools], {"dim": [0], "keep_dim": True}, ref=_bool_reduce(fn), name="keep"),
+           Case([_bools], {"reduce_all": True}, ref=_bool_reduce(fn), name="all"),
+           Case([np.array([[0.0, 2.0], [0.0, 0.0]], np.float32)], {"dim": [-1]},
+                ref=_bool_reduce(fn), name="float")]
+    for name, fn in (("reduce_all", np.all), ("reduce_any", np.any))
+})
