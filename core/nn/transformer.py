@@ -206,26 +206,22 @@ def _activation(name, who):
     return _ACTIVATIONS[name]
 
 
-class TransformerEncoderLayer(Layer):
-    """Self-attention then a feed-forward block, each with a residual connection and layer
-    norm (post-norm, or pre-norm with ``normalize_before``). ``forward(src, src_mask=None,
-    cache=None)``; with a ``cache`` (from :meth:`gen_cache`) it returns ``(out,
-    new_cache)``."""
+class _TransformerLayer(Layer):
+    """What the encoder and decoder layers share: their configuration (so a stack can build
+    copies), self-attention, the feed-forward block, two layer norms and dropouts."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
-                 bias_attr=None):
+    def __init__(self, who, d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                 act_dropout, normalize_before, weight_attr, bias_attr):
         super().__init__()
         self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
                             dropout=dropout, activation=activation, attn_dropout=attn_dropout,
                             act_dropout=act_dropout, normalize_before=normalize_before,
                             weight_attr=weight_attr, bias_attr=bias_attr)
-        who = "TransformerEncoderLayer"
         dropout = _probability(dropout, "dropout", who)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        self._attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = bool(normalize_before)
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=self._attn_dropout,
                                             weight_attr=weight_attr, bias_attr=bias_attr)
         dim_feedforward = _positive(dim_feedforward, "dim_feedforward", who)
         self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr)
@@ -236,6 +232,23 @@ class TransformerEncoderLayer(Layer):
         self.dropout1 = _dropout(dropout)
         self.dropout2 = _dropout(dropout)
         self.activation = _activation(activation, who)
+
+    def _feed_forward(self, x):
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with a residual connection and layer
+    norm (post-norm, or pre-norm with ``normalize_before``). ``forward(src, src_mask=None,
+    cache=None)``; with a ``cache`` (from :meth:`gen_cache`) it returns ``(out,
+    new_cache)``."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
+                 bias_attr=None):
+        super().__init__("TransformerEncoderLayer", d_model, nhead, dim_feedforward, dropout,
+                         activation, attn_dropout, act_dropout, normalize_before, weight_attr,
+                         bias_attr)
 
     def forward(self, src, src_mask=None, cache=None):
         residual = src
@@ -251,7 +264,7 @@ class TransformerEncoderLayer(Layer):
         residual = src
         if self.normalize_before:
             src = self.norm2(src)
-        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
+        src = self._feed_forward(src)
         src = residual + self.dropout2(src)
         if not self.normalize_before:
             src = self.norm2(src)
@@ -298,7 +311,7 @@ class TransformerEncoder(Layer):
         return [layer.gen_cache(src) for layer in self.layers]
 
 
-class TransformerDecoderLayer(Layer):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder ``memory``, then a feed-forward block,
     each with a residual connection and layer norm. ``forward(tgt, memory, tgt_mask=None,
     memory_mask=None, cache=None)``; ``cache`` is ``(incremental_cache, static_cache)`` from
@@ -308,31 +321,13 @@ class TransformerDecoderLayer(Layer):
     def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
                  attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
                  bias_attr=None):
-        super().__init__()
-        self._config = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
-                            dropout=dropout, activation=activation, attn_dropout=attn_dropout,
-                            act_dropout=act_dropout, normalize_before=normalize_before,
-                            weight_attr=weight_attr, bias_attr=bias_attr)
-        who = "TransformerDecoderLayer"
-        dropout = _probability(dropout, "dropout", who)
-        attn_dropout = dropout if attn_dropout is None else attn_dropout
-        act_dropout = dropout if act_dropout is None else act_dropout
-        self.normalize_before = bool(normalize_before)
-        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
-                                            weight_attr=weight_attr, bias_attr=bias_attr)
-        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+        super().__init__("TransformerDecoderLayer", d_model, nhead, dim_feedforward, dropout,
+                         activation, attn_dropout, act_dropout, normalize_before, weight_attr,
+                         bias_attr)
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=self._attn_dropout,
                                              weight_attr=weight_attr, bias_attr=bias_attr)
-        dim_feedforward = _positive(dim_feedforward, "dim_feedforward", who)
-        self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr)
-        self.dropout = _dropout(_probability(act_dropout, "act_dropout", who))
-        self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr)
-        self.norm1 = _layer_norm(d_model)
-        self.norm2 = _layer_norm(d_model)
         self.norm3 = _layer_norm(d_model)
-        self.dropout1 = _dropout(dropout)
-        self.dropout2 = _dropout(dropout)
-        self.dropout3 = _dropout(dropout)
-        self.activation = _activation(activation, who)
+        self.dropout3 = _dropout(_probability(dropout, "dropout", "TransformerDecoderLayer"))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None and (not isinstance(cache, (tuple, list)) or len(cache) != 2):
@@ -361,7 +356,7 @@ class TransformerDecoderLayer(Layer):
         residual = tgt
         if self.normalize_before:
             tgt = self.norm3(tgt)
-        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
+        tgt = self._feed_forward(tgt)
         tgt = residual + self.dropout3(tgt)
         if not self.normalize_before:
             tgt = self.norm3(tgt)
