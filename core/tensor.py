@@ -19,7 +19,7 @@ from .ops.registry import get_op
 from .tensor_ops import TensorOps
 from .unique_name import generate
 
-__all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor"]
+__all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor", "tensor_from_node"]
 
 
 class Tensor(TensorOps):
@@ -224,6 +224,13 @@ def _wrap(data, node, out_idx):
     t.persistable = False
     t.stop_gradient = node is None
     return t
+
+
+def tensor_from_node(data, node, out_idx):
+    """A Tensor around ``data`` produced by tape node ``node`` (output ``out_idx``), or a
+    constant when ``node`` is None: how code outside the eager core (the translator's run of a
+    whole Program as one tape node) hands results back as tensors."""
+    return _wrap(data, node, out_idx)
 
 
 def _make_binary(op_type, ufunc, reflected):

@@ -22,12 +22,12 @@ called directly, so a warm call costs a few dict-free list operations around the
 import numpy as np
 
 from core import static as _static
-from core.autograd import Node, _grad_state
+from core.autograd import Node, is_grad_enabled
 from core.backend import array_module_of, default_place, get_array_module, place_of
 from core.ops.registry import KernelContext, OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static.codegen import compile_plan
-from core.tensor import Tensor, _wrap
+from core.tensor import Tensor, tensor_from_node
 
 __all__ = ["PartialProgram", "RunProgramOp", "save_program"]
 
@@ -212,7 +212,7 @@ class PartialProgram:
         values = arrays + [p._data for p in params]
         place = self._place(arrays)
         needs = False
-        if _grad_state["enabled"] and self.diff_outputs:
+        if is_grad_enabled() and self.diff_outputs:
             for t in tensors:
                 if isinstance(t, Tensor) and not t.stop_gradient:
                     needs = True
@@ -230,7 +230,7 @@ class PartialProgram:
                 self._plain[place] = runner
             fetched, written = runner(values)
             self._write_back(runner, written)
-            return [_wrap(a, None, (0, j)) for j, a in enumerate(fetched)]
+            return [tensor_from_node(a, None, (0, j)) for j, a in enumerate(fetched)]
         grad = self._grad_program()
         runner = grad.forward_runner(self, place)
         # NOTE: the forward's random ops draw from the eager generator (the masks eager code
@@ -245,7 +245,7 @@ class PartialProgram:
         node = Node(_RUN_PROGRAM, [list(tensors), list(params)], [arrays, values[len(arrays):]],
                     [outs, saved], {"program": self, "run_seed": run_seed})
         diff = set(self.diff_outputs)
-        return [_wrap(a, node if j in diff else None, (0, j)) for j, a in enumerate(outs)]
+        return [tensor_from_node(a, node if j in diff else None, (0, j)) for j, a in enumerate(outs)]
 
     def _write_back(self, runner, written):
         """Persistables the program updated (batch_norm statistics) go back to the Layer."""
