@@ -19,7 +19,7 @@ from ..errors import OpError, describe_value
 from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
-from .compiled import unwrap_program
+from .compiled import CompiledProgram, unwrap_program
 from .feed_source import pull_feeds
 from .program import Variable, default_main_program
 from .scope import LoDTensor, global_scope
@@ -49,9 +49,11 @@ class Executor:
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
         """Run ``program`` (default: the default main program) and return the fetched values
         (numpy arrays, or :class:`LoDTensor` views with ``return_numpy=False``)."""
+        scope = global_scope() if scope is None else scope
+        if isinstance(program, CompiledProgram):
+            program._sync_scope(scope)  # data parallel: rank 0's parameters, once per scope
         program = default_main_program() if program is None else unwrap_program(
             program, "Executor.run")
-        scope = global_scope() if scope is None else scope
         feed = pull_feeds(program, self._feed_dict(feed))
         fetch_names = names_of(fetch_list,
                                "Executor.run: fetch_list entries must be Variables or names")
