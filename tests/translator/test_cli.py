@@ -1,5 +1,6 @@
 """The command line tool: ``python -m translator FILE.py[:QUALNAME]`` and its options."""
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -123,6 +124,9 @@ def test_output_file_is_written(model_file, tmp_path, capsys):
     text = target.read_text()
     assert "double_if_positive" in text
     assert [p.name for p in target.parent.iterdir()] == ["converted.py"]  # no temp files left
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")  # the permissions a plain open gives (the umask applies)
+    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
 
 
 @pytest.mark.parametrize("argv_tail,message", [
