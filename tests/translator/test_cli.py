@@ -199,3 +199,12 @@ def test_import_option_runs_the_top_level_code(model_file, tmp_path, capsys):
     assert "elementwise_mul" in out
     code, _, err = run_cli(capsys, str(ok), "--program", "--input-spec", "x:float32[3]")
     assert code == 1 and "TABLE" in err  # the call is not run without --import
+
+
+def test_help_names_the_other_commands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for command in ("dy2static report|check|graph|lint", "dy2static onnx MODEL_DIR"):
+        assert command in out
