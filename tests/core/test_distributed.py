@@ -225,6 +225,15 @@ def test_one_process_data_parallel_equals_the_plain_model(protocol):
     assert list(net.state_dict()) == list(ref.state_dict())
 
 
+def test_data_parallel_checks_its_arguments():
+    with pytest.raises(TypeError, match="'layers' must be a Layer, got list"):
+        core.DataParallel([_mlp(0)])
+    with pytest.raises(TypeError, match=r"'strategy' must be a ParallelStrategy .* got str"):
+        core.DataParallel(_mlp(0), "nccl")
+    with pytest.raises(ValueError, match="'comm_buffer_size' must be a positive number"):
+        core.DataParallel(_mlp(0), comm_buffer_size=0)
+
+
 def test_with_data_parallel_in_one_process_matches_the_program(static_mode):
     main, startup = core.Program(), core.Program()
     with core.program_guard(main, startup):
