@@ -1,5 +1,7 @@
 """dy2static's tensor core: eager tensors with autograd, the op set, layers, optimizers,
 static programs and their executor, save/load."""
+import importlib
+
 from . import ops  # registers every op before anything uses the registry
 from . import backend, dtypes, host_memory, mode, random, unique_name
 from ._reexport import reexport
@@ -30,5 +32,15 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter",
 # Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, and the 2.0
 # tensor functions (matmul, mean, reshape, concat, ...).
 __all__ += reexport(globals(), [static, param_attr, reader, tensor_functions])
+
+
+
+def __getattr__(name):
+    """``core.onnx`` without an explicit ``import core.onnx`` (as ``paddle.onnx``): loaded on
+    first use, so ``import core`` does not pay for the optional ``onnx`` package."""
+    if name == "onnx":
+        return importlib.import_module(".onnx", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 host_memory.tune()  # glibc: keep freed heap memory for the next step (see core/host_memory.py)

@@ -27,8 +27,11 @@ from .nn import (
 )
 from .tensor import to_variable
 
-# ``import core.dygraph.base`` / ``from core.dygraph.base import to_variable`` (fluid's spelling)
+# ``import core.dygraph.base`` / ``from core.dygraph.base import to_variable`` and
+# ``import core.dygraph.parallel`` / ``from core.dygraph.parallel import DataParallel``
+# (fluid's spellings): this module is not a package, so its submodules are registered here.
 sys.modules[__name__ + ".base"] = base
+sys.modules[__name__ + ".parallel"] = parallel
 
 __all__ = [
     "BackwardStrategy",

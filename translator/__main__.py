@@ -114,7 +114,9 @@ def _parser():
         prog="dy2static", description="Print the translated form of the declarative "
         "functions in a Python file.",
         epilog="--input-spec takes NAME:DTYPE[DIMS] such as 'x:float32[-1,784]' "
-        "(-1 or None for an unknown dimension).")
+        "(-1 or None for an unknown dimension). Other commands (each with its own --help): "
+        "dy2static report|check|graph|lint ... (what the translator did), "
+        "dy2static onnx MODEL_DIR -o model.onnx (ONNX export of a saved inference model).")
     p.add_argument("target", metavar="FILE.py[:QUALNAME]")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--program", action="store_true", help="print the static Program")

@@ -13,7 +13,8 @@ import importlib.util
 import inspect
 import os
 import sys
-import tempfile
+
+from core.serialization import atomic_write
 
 from .input_spec import InputSpec
 from .program_translator import StaticFunction, declarative
@@ -214,16 +215,10 @@ def prepare_call(module, qualname, obj, args, what="--program"):
 
 
 def write_atomic(target, text):
-    directory = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=".dy2static-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` (UTF-8) to ``target`` through a temporary file renamed into place; the
+    file gets the permissions a plain ``open`` would give it."""
+    with atomic_write(target) as f:
+        f.write(text.encode("utf-8"))
 
 
 def split_target(target):

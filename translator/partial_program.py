@@ -245,7 +245,8 @@ class PartialProgram:
         node = Node(_RUN_PROGRAM, [list(tensors), list(params)], [arrays, values[len(arrays):]],
                     [outs, saved], {"program": self, "run_seed": run_seed})
         diff = set(self.diff_outputs)
-        return [tensor_from_node(a, node if j in diff else None, (0, j)) for j, a in enumerate(outs)]
+        return [tensor_from_node(a, node if j in diff else None, (0, j))
+                for j, a in enumerate(outs)]
 
     def _write_back(self, runner, written):
         """Persistables the program updated (batch_norm statistics) go back to the Layer."""

@@ -18,7 +18,9 @@ When a rank fails, the others are ended and the launcher exits with a non-zero s
 naming the rank and its error (and its log); it then removes the MPI shared-memory segments
 (``/dev/shm/mpich_shm_*``) the job created that no live process still maps, since ranks ended
 that way cannot remove their own. ``--timeout`` ends the whole job after that
-many seconds (exit status 124).
+many seconds (exit status 124). A launcher that is itself ended by SIGTERM or SIGHUP (a job
+scheduler, ``timeout``, a closed terminal) or Ctrl-C ends the ranks first and exits with
+128 + the signal number, so no rank is left behind.
 """
 import argparse
 import json
@@ -28,6 +30,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 from .rank_main import status_path
 
@@ -35,6 +38,7 @@ __all__ = ["build_command", "main"]
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 _LOCAL = ("127.0.0.1", "localhost")
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _parser():
@@ -165,7 +169,23 @@ def _read_status(status_dir, world):
     return found
 
 
-def _report(world, status, rc, log_dir, timed_out):
+class _Ended(Exception):
+    """The launcher received a signal that ends it (raised by :func:`_on_signal`)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum, frame):
+    raise _Ended(signum)
+
+
+def _report(world, status, rc, log_dir, timed_out, ended_by=None):
+    if ended_by is not None:
+        running = [r for r in range(world) if r not in status]
+        return (f"launch: ended by {signal.Signals(ended_by).name}; ranks {running} were "
+                "still running and were ended")
     failed = sorted((s for s in status.values() if not s.get("ok")), key=lambda s: s["time"])
     log = (lambda r: f" (log: {os.path.join(log_dir, f'workerlog.{r}')})") if log_dir else \
         (lambda r: "")
@@ -201,17 +221,25 @@ def main(argv=None):
         if ns.log_dir:
             os.makedirs(ns.log_dir, exist_ok=True)
         segments = _mpi_segments()
-        proc = subprocess.Popen(cmd, start_new_session=True)
-        timed_out = False
+        timed_out, ended_by, proc = False, None, None
+        previous = {}
+        if threading.current_thread() is threading.main_thread():  # signal.signal's rule
+            previous = {sig: signal.signal(sig, _on_signal) for sig in _ENDING_SIGNALS}
         try:
+            proc = subprocess.Popen(cmd, start_new_session=True)
             rc = proc.wait(timeout=ns.timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             rc = 124
         except KeyboardInterrupt:
             rc = 130
-            timed_out = False
-        if proc.poll() is None:
+        except _Ended as e:
+            ended_by = e.signum
+            rc = 128 + e.signum
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        if proc is not None and proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             try:
                 proc.wait(timeout=5)
@@ -220,7 +248,8 @@ def main(argv=None):
                 proc.wait()
         if rc != 0:
             _remove_stale_segments(segments)
-        message = _report(world, _read_status(status_dir, world), rc, ns.log_dir, timed_out)
+        message = _report(world, _read_status(status_dir, world), rc, ns.log_dir, timed_out,
+                          ended_by)
     finally:
         shutil.rmtree(status_dir, ignore_errors=True)
     if message is not None:

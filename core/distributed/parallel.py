@@ -183,6 +183,9 @@ class DataParallel(Layer):
         if not isinstance(layers, Layer):
             raise TypeError(f"DataParallel: 'layers' must be a Layer, got "
                             f"{type(layers).__name__}")
+        if strategy is not None and not isinstance(strategy, ParallelStrategy):
+            raise TypeError(f"DataParallel: 'strategy' must be a ParallelStrategy (from "
+                            f"prepare_context()) or None, got {type(strategy).__name__}")
         for name, v in (("comm_buffer_size", comm_buffer_size),
                         ("last_comm_buffer_size", last_comm_buffer_size)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:

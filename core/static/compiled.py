@@ -10,9 +10,22 @@ backward ops produce it and before the optimizer ops read it: a ``c_allreduce_su
 (:mod:`core.ops.collective`) writing the gradient in place, then a ``scale`` op by
 ``1 / nranks``. The copy is made when the executor first runs it, and again whenever the
 original Program changes; the original is never modified. In a one-process job the copy
-computes what the original does. Every process must start from the same parameters: run the
-same startup program with a fixed ``random_seed`` in each (or load the same parameters).
+computes what the original does.
+
+Every process starts from rank 0's parameters, as in Paddle: the first time an executor runs a
+data-parallel CompiledProgram with a scope, the persistable variables of the program that hold
+a value in that scope (parameters, optimizer accumulators) are broadcast from rank 0 and
+written back to the scope of every process. Before that, the processes compare the names,
+shapes and dtypes they are about to broadcast, and all of them raise the same ValueError when
+they differ (a different Program or startup in one process) instead of exchanging mismatched
+arrays.
 """
+import weakref
+import zlib
+
+import numpy as np
+
+from ..backend import array_module_of
 from ..ops.collective import get_communicator
 from .clone import clone_program
 from .variable import GRAD_SUFFIX
@@ -29,6 +42,7 @@ class CompiledProgram:
         self._data_parallel = False
         self._loss_name = None
         self._built = None  # (source version, data-parallel program)
+        self._synced_scopes = weakref.WeakSet()  # scopes whose persistables came from rank 0
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None):
@@ -64,6 +78,17 @@ class CompiledProgram:
     def _program(self):
         return self.program
 
+    def _sync_scope(self, scope):
+        """Broadcast the program's persistable values in ``scope`` from rank 0, once per
+        scope (module docstring); the executor calls it before running a data-parallel
+        CompiledProgram. Nothing happens in a one-process job."""
+        if not self._data_parallel or scope in self._synced_scopes:
+            return
+        comm = get_communicator()
+        if comm is not None and comm.nranks > 1:
+            _broadcast_persistables(comm, self.program, scope)
+        self._synced_scopes.add(scope)
+
     def __repr__(self):
         kind = ", data parallel" if self._data_parallel else ""
         return f"CompiledProgram({self._source!r}{kind})"
@@ -97,6 +122,25 @@ def _data_parallel_copy(program):
                           role="backward")
             at += 1
     return new
+
+
+def _broadcast_persistables(comm, program, scope):
+    names = sorted(v.name for v in program.list_vars()
+                   if v.persistable and hasattr(scope._vars.get(v.name), "dtype"))
+    values = [scope._vars[n] for n in names]
+    signature = ";".join(f"{n}:{tuple(v.shape)}:{v.dtype}" for n, v in zip(names, values))
+    mine = np.array([len(names), zlib.crc32(signature.encode())], dtype="int64")
+    xp = array_module_of(values[0]) if values else np
+    gathered = np.asarray(comm.allgather(xp.asarray(mine))).reshape(comm.nranks, 2)
+    differ = [r for r in range(comm.nranks) if not np.array_equal(gathered[r], gathered[0])]
+    if differ:
+        raise ValueError("with_data_parallel: the processes hold different persistable "
+                         f"variables (names, shapes or dtypes): rank(s) {differ} differ from "
+                         "rank 0; every process must run the same startup program on the same "
+                         "Program before the first run")
+    for name, val in zip(names, values):
+        root = comm.broadcast(array_module_of(val).ascontiguousarray(val), 0)
+        scope._vars[name] = root.reshape(val.shape)
 
 
 def unwrap_program(program, api):

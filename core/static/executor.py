@@ -20,7 +20,7 @@ from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
 from . import passes
-from .compiled import build_strategy_of, unwrap_program
+from .compiled import CompiledProgram, build_strategy_of, unwrap_program
 from .feed_source import pull_feeds
 from .lod import split_lod_feeds
 from .program import Program, Variable, default_main_program
@@ -51,14 +51,16 @@ class Executor:
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
         """Run ``program`` (default: the default main program) and return the fetched values
         (numpy arrays, or :class:`LoDTensor` views with ``return_numpy=False``)."""
+        scope = global_scope() if scope is None else scope
         if program is None:
             program, strategy = default_main_program(), None
         elif type(program) is Program:
             strategy = None
         else:
+            if isinstance(program, CompiledProgram):
+                program._sync_scope(scope)  # data parallel: rank 0's parameters, once per scope
             strategy = build_strategy_of(program)
             program = unwrap_program(program, "Executor.run")
-        scope = global_scope() if scope is None else scope
         feed = pull_feeds(program, self._feed_dict(feed))
         split_lod_feeds(program, feed)
         fetch_names = names_of(fetch_list,

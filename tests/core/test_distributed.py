@@ -7,9 +7,11 @@ missing. The others run in this process, a one-process job.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -100,6 +102,52 @@ def test_launcher_timeout_ends_a_hanging_job(tmp_path):
     assert "--timeout" in r.stderr and "still running" in r.stderr
 
 
+@pytest.mark.dist
+@needs_mpi
+def test_terminated_launcher_ends_its_ranks(tmp_path):
+    script = tmp_path / "sleep.py"
+    script.write_text("import os, time\n"
+                      "print('pid', os.getpid(), flush=True)\n"
+                      "time.sleep(60)\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "core.distributed.launch", "--nproc_per_node",
+                             "2", "--log_dir", str(tmp_path), str(script)], cwd=ROOT, env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        pids = {}
+        deadline = time.monotonic() + 30
+        while len(pids) < 2 and time.monotonic() < deadline:
+            for k in range(2):
+                log = tmp_path / f"workerlog.{k}"
+                words = log.read_text().split() if log.exists() else []
+                if len(words) >= 2 and words[0] == "pid":
+                    pids[k] = int(words[1])
+            time.sleep(0.1)
+        assert len(pids) == 2, "the ranks did not start"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "ended by SIGTERM" in err and "[0, 1]" in err
+    for pid in pids.values():  # the ranks are gone, not orphaned
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid), f"rank process {pid} survived its launcher"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie waits for its parent, it is not running
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
 # -- one process ------------------------------------------------------------------------------
 def test_launcher_checks_its_arguments(tmp_path):
     ns = launch._parser().parse_args(["--nproc_per_node", "2", "--selected_gpus", "0",
@@ -175,6 +223,15 @@ def test_one_process_data_parallel_equals_the_plain_model(protocol):
     for a, b in zip(ref.parameters(), net.parameters()):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
     assert list(net.state_dict()) == list(ref.state_dict())
+
+
+def test_data_parallel_checks_its_arguments():
+    with pytest.raises(TypeError, match="'layers' must be a Layer, got list"):
+        core.DataParallel([_mlp(0)])
+    with pytest.raises(TypeError, match=r"'strategy' must be a ParallelStrategy .* got str"):
+        core.DataParallel(_mlp(0), "nccl")
+    with pytest.raises(ValueError, match="'comm_buffer_size' must be a positive number"):
+        core.DataParallel(_mlp(0), comm_buffer_size=0)
 
 
 def test_with_data_parallel_in_one_process_matches_the_program(static_mode):

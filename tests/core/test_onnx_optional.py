@@ -36,3 +36,22 @@ def test_import_core_does_not_load_onnx():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_onnx_modules_are_attributes_of_the_packages():
+    # ``paddle.onnx.export`` works after ``import paddle``; ours load on first attribute use
+    code = ("import sys, core, translator\n"
+            "assert 'core.onnx' not in sys.modules and 'translator.onnx' not in sys.modules\n"
+            "import core.onnx as c, translator.onnx as t\n"
+            "assert core.onnx is c and translator.onnx is t\n"
+            "print(callable(core.onnx.export_program), callable(translator.onnx.export))\n")
+    lazy = ("import sys, core, translator\n"
+            "print(callable(core.onnx.export_program), callable(translator.onnx.export))\n"
+            "try:\n    core.not_a_name\nexcept AttributeError as e:\n    print(e)\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for script in (code, lazy):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[0] == "True True"
+    assert "has no attribute 'not_a_name'" in out.stdout

@@ -1,4 +1,8 @@
 """PaddlePaddle 2.0 tensor functions at ``core.*`` and the fluid module aliases."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -84,6 +88,24 @@ def test_in_declarative_code():
 
     out = f(core.to_tensor(A), core.to_tensor(B))
     np.testing.assert_allclose(out.numpy(), (A @ B.T).mean(0), rtol=1e-6)
+
+
+def test_dygraph_parallel_module_alias():
+    # a fresh interpreter: the import statements must resolve on their own, not through a
+    # module an earlier test already loaded
+    code = ("import core.dygraph.parallel\n"
+            "from core.dygraph.parallel import DataParallel, prepare_context\n"
+            "import core.distributed.parallel as p\n"
+            "assert core.dygraph.parallel is p and DataParallel is p.DataParallel\n"
+            "assert prepare_context is p.prepare_context\n"
+            "import core.dygraph.base\n"
+            "print('ok')\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok"
 
 
 def test_unsupported_arguments_name_them():

@@ -1,5 +1,6 @@
 """The command line tool: ``python -m translator FILE.py[:QUALNAME]`` and its options."""
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -123,6 +124,9 @@ def test_output_file_is_written(model_file, tmp_path, capsys):
     text = target.read_text()
     assert "double_if_positive" in text
     assert [p.name for p in target.parent.iterdir()] == ["converted.py"]  # no temp files left
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")  # the permissions a plain open gives (the umask applies)
+    assert stat.S_IMODE(target.stat().st_mode) == stat.S_IMODE(plain.stat().st_mode)
 
 
 @pytest.mark.parametrize("argv_tail,message", [
@@ -195,3 +199,12 @@ def test_import_option_runs_the_top_level_code(model_file, tmp_path, capsys):
     assert "elementwise_mul" in out
     code, _, err = run_cli(capsys, str(ok), "--program", "--input-spec", "x:float32[3]")
     assert code == 1 and "TABLE" in err  # the call is not run without --import
+
+
+def test_help_names_the_other_commands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for command in ("dy2static report|check|graph|lint", "dy2static onnx MODEL_DIR"):
+        assert command in out

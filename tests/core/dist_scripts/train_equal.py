@@ -92,6 +92,25 @@ def static_program():
     return main, startup, loss
 
 
+def check_mismatch_is_refused(main, loss, ref_scope, params):
+    """A process whose parameters differ in shape is named by every rank, nothing hangs."""
+    exe = core.Executor(core.CPUPlace())
+    scope = core.Scope()
+    for n in ref_scope.local_var_names():
+        val = np.array(ref_scope.find_var(n).get_tensor())
+        if rank == nranks - 1 and n == params[0]:
+            val = np.concatenate([val, val])
+        scope.var(n).get_tensor().set(val)
+    compiled = core.CompiledProgram(main).with_data_parallel(loss_name=loss.name)
+    try:
+        exe.run(compiled, feed={"x": X[0, mine], "y": Y[0, mine]}, fetch_list=[loss],
+                scope=scope)
+    except ValueError as e:
+        assert f"rank(s) [{nranks - 1}] differ from rank 0" in str(e), str(e)
+    else:
+        raise AssertionError(f"rank {rank}: mismatched persistables were not refused")
+
+
 def check_static():
     core.enable_static()
     try:
@@ -100,8 +119,14 @@ def check_static():
         exe = core.Executor(core.CPUPlace())
         ref_scope, dp_scope = core.Scope(), core.Scope()
         exe.run(startup, scope=ref_scope)
-        for n in ref_scope.local_var_names():  # both start from the same values
-            dp_scope.var(n).get_tensor().set(np.array(ref_scope.find_var(n).get_tensor()))
+        for n in ref_scope.local_var_names():
+            # rank 0 starts from the reference values, the others from different ones: the
+            # first data-parallel run must broadcast rank 0's
+            val = np.array(ref_scope.find_var(n).get_tensor())
+            if rank and n in params:
+                val = val + np.float32(0.5 + rank)
+            dp_scope.var(n).get_tensor().set(val)
+        check_mismatch_is_refused(main, loss, ref_scope, params)
         compiled = core.CompiledProgram(main).with_data_parallel(loss_name=loss.name)
         for step in range(STEPS):
             exe.run(main, feed={"x": X[step], "y": Y[step]}, fetch_list=[loss],
