@@ -15,13 +15,13 @@ from ..static.variable import Variable
 from .checks import check_variable
 from .shape import reshape, stack
 
-__all__ = ["beam_search", "beam_search_decode", "gather_tree"]
+__all__ = ["beam_gather", "beam_search", "beam_search_decode", "gather_tree"]
 
 _INTS = ("int32", "int64")
 
 
 def _int_arg(v, arg, api, low):
-    if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, "__index__"):
+    if isinstance(v, bool) or (not isinstance(v, int) and not hasattr(v, "__index__")):
         raise TypeError(f"{api}(): argument '{arg}' must be an int, got {type(v).__name__}")
     v = int(v)
     if v < low:
@@ -147,3 +147,18 @@ def beam_search_decode(ids, scores, beam_size, end_id, parent_idx=None, name=Non
                          f"beam_size={beam_size}")
     return apply("beam_search_decode", [ids, scores, parents],
                  {"beam_size": beam_size, "end_id": end_id})
+
+
+def beam_gather(x, index):
+    """``out[b, k, ...] = x[b, index[b, k], ...]``: each source's beams reordered (and
+    repeated) as ``index`` ``[batch, beam]`` says, how a beam search carries its state to the
+    hypotheses it keeps."""
+    api = "beam_gather"
+    check_variable(x, "x", api)
+    check_variable(index, "index", api, _INTS)
+    if len(x.shape) < 2 or len(index.shape) != 2 or \
+            (x.shape[0] >= 0 and index.shape[0] >= 0 and x.shape[0] != index.shape[0]):
+        raise ValueError(f"beam_gather(): 'x' must be [batch, beam, ...] and 'index' [batch, "
+                         f"beam] with the same batch, got {list(x.shape)} and "
+                         f"{list(index.shape)}")
+    return apply("beam_gather", [x, index])

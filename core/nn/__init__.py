@@ -7,9 +7,9 @@ runs ops through :func:`core.dispatch.apply`.
 """
 from .._reexport import reexport
 from ..clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import (activation, common, container, conv, functional, layer, norm, param, rnn,
+from . import (activation, common, container, conv, decode, functional, layer, norm, param, rnn,
                transformer)
 
 __all__ = reexport(globals(), [layer, common, conv, norm, container, activation, rnn,
-                               transformer])
+                               transformer, decode])
 __all__ += ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue", "functional", "param"]

@@ -103,7 +103,7 @@ class beam_search(OpDef):
         if len(scores.shape) != 2:
             raise ShapeError(f"op 'beam_search': Scores must be [batch * beam_size, K], got "
                              f"shape {list(scores.shape)}")
-        n, k = scores.shape
+        n = scores.shape[0]
         _rows_beam(n, beam_size, "beam_search")
         _check_int(pre_ids, "beam_search", "PreIds")
         for slot, m in (("PreIds", pre_ids), ("PreScores", pre_scores)):
