@@ -25,6 +25,16 @@ def _outer_names(program, op):
     return out
 
 
+def _attr_names(op):
+    """The strings in ``op``'s attributes: control-flow ops name variables there (a ``while``
+    op's ``loop_vars`` include parameters its body never reads, which must stay declared)."""
+    for v in op.attrs.values():
+        if isinstance(v, str):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (x for x in v if isinstance(x, str))
+
+
 def _kept_blocks(program, ops):
     kept, stack = {0}, [i for op in ops for i in sub_block_indices(op)]
     while stack:
@@ -90,6 +100,7 @@ def prune_for_inference(program, feeded_var_names, target_names):
         for op in pruned.blocks[i].ops:
             referenced.update(op.input_arg_names)
             referenced.update(op.output_arg_names)
+            referenced.update(_attr_names(op))
     _renumber(pruned, blocks, referenced)
     pruned._bump()
     return pruned
