@@ -278,3 +278,62 @@ def test_fluid_layers_names():
     assert core.layers.dynamic_decode is core.nn.dynamic_decode
     assert core.layers.BeamSearchDecoder is core.nn.BeamSearchDecoder
     assert issubclass(core.layers.BeamSearchDecoder, core.layers.Decoder)
+
+
+class GreedyDecoder(core.nn.Decoder):
+    """A decoder that does not track its own finished flags: dynamic_decode keeps finished
+    sequences finished, counts lengths and (impute_finished) freezes their states."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def initialize(self, h):
+        tokens = L.cast(L.zeros_like(h[:, 0]), "int64") + 1
+        return self.model.emb(tokens), h, L.cast(L.zeros_like(tokens), "bool")
+
+    def step(self, time, inputs, states):
+        out, new = self.model.cell(inputs, states)
+        ids = L.argmax(self.model.logits(out), axis=1)
+        return ids, new, self.model.emb(ids), L.equal(ids, np.int64(0))
+
+
+def test_decoder_without_own_finished_flags_impute_finished(h0):
+    model = _model(end_bias=-0.5)
+    h = np.concatenate([h0, h0 * -2.0], axis=0)
+
+    def run(x):
+        return core.nn.dynamic_decode(GreedyDecoder(model), x, max_step_num=9,
+                                      impute_finished=True, return_length=True)
+
+    with core.no_grad():
+        ids, final, lengths = (v.numpy() for v in run(core.to_tensor(h)))
+        # reference: the plain greedy loop, remembering every step's state
+        state, tok, seen = core.to_tensor(h), core.to_tensor(np.ones(6, np.int64)), []
+        for _ in range(ids.shape[1]):
+            out, state = model.cell(model.emb(tok), state)
+            tok = L.argmax(model.logits(out), axis=1)
+            seen.append((tok.numpy(), state.numpy()))
+    greedy = np.stack([s[0] for s in seen], axis=1)
+    for b in range(6):
+        row = list(ids[b])
+        end = row.index(0) if 0 in row else len(row) - 1
+        # up to its end a sequence is the greedy one; after it, its state stays frozen
+        np.testing.assert_array_equal(ids[b, :end + 1], greedy[b, :end + 1])
+        assert lengths[b] == (end + 1 if 0 in row else len(row))
+        np.testing.assert_allclose(final[b], seen[end][1][b], rtol=1e-6)
+    assert ids.shape[1] <= 10 and (lengths < ids.shape[1]).any()
+
+    @declarative
+    def decode(x):
+        return run(x)
+
+    with core.no_grad():
+        got = [v.numpy() for v in decode(core.to_tensor(h))]
+    for g, w in zip(got, (ids, final, lengths)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_initial_states_with_different_batches_are_an_error(h0):
+    model = _model()
+    with pytest.raises(ValueError, match="different batch sizes"):
+        core.nn.dynamic_decode(model.decoder(), [core.to_tensor(h0), core.to_tensor(h0[:2])])
