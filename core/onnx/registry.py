@@ -51,12 +51,8 @@ NOT_EXPORTABLE = {
     "c_allreduce_prod": "collective across processes (data-parallel training programs only)",
     "c_broadcast": "collective across processes (data-parallel training programs only)",
     "c_allgather": "collective across processes (data-parallel training programs only)",
-    "gather_tree": "walks the steps backwards with a data-dependent gather per step; it needs "
-                   "an ONNX Loop over GatherElements, which no mapper writes yet",
     "beam_search": "a per-source top-k over rows with finished-row masking and a lexicographic "
                    "tie order that ONNX TopK does not guarantee; no mapper written yet",
-    "beam_gather": "ONNX GatherElements needs the index broadcast to the data's rank "
-                   "(an Expand of a computed shape); no mapper written yet",
     "beam_search_decode": "walks the steps backwards with a data-dependent gather per step; "
                           "it needs an ONNX Loop, which no mapper writes yet",
 }

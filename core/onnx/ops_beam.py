@@ -1,0 +1,50 @@
+"""ONNX mappers of the beam search ops that inference programs hold: ``beam_gather`` is
+GatherElements along the beam dim (the index broadcast over the trailing dims), and
+``gather_tree`` is a ``Loop`` walking the steps backwards, carrying each beam's parent and
+emitting the id it reaches, whose scan output is reversed and joined with the last step."""
+import numpy as np
+
+from ._deps import TensorProto, helper
+from .registry import mapper
+
+
+@mapper("beam_gather")
+def _beam_gather(g, v):
+    x = v.x("X")
+    idx = g.cast(v.x("Index"), v.var("Index").dtype, np.int64)
+    rank = v.rank("X")
+    if rank > 2:
+        shape = g.node("Concat", [g.shape_of(idx), g.shape_of(x, start=2)], axis=0)
+        idx = g.node("Expand", [g.unsqueeze(idx, list(range(2, rank))), shape])
+    return {"Out": g.node("GatherElements", [x, idx], axis=1, hint=v.out_hint("Out"))}
+
+
+@mapper("gather_tree")
+def _gather_tree(g, v):
+    dt = v.var("Ids").dtype
+    ids = g.cast(v.x("Ids"), dt, np.int64)
+    parents = g.cast(v.x("Parents"), v.var("Parents").dtype, np.int64)
+    steps = g.scalar(g.shape_of(ids, start=0, end=1))
+    beam = g.scalar(g.shape_of(ids, start=2, end=3))
+    # every beam starts as its own parent: [batch, beam] filled with 0 .. beam - 1
+    own = g.node("Range", [g.const(0), beam, g.const(1)])
+    own = g.node("Expand", [own, g.shape_of(ids, start=1, end=3)])
+    body = type(g)(g.ctx, parent=g)
+    it, c_in, parent = body.fresh("iter"), body.fresh("cond_in"), body.fresh("parent")
+    # NOTE: iteration i visits step T - 1 - i, so the scan output runs backwards in time.
+    t = body.node("Sub", [body.node("Sub", [steps, body.const(1)]), it])
+    tok = body.node("GatherElements", [body.node("Gather", [ids, t], axis=0), parent], axis=1)
+    nxt = body.node("GatherElements", [body.node("Gather", [parents, t], axis=0), parent],
+                    axis=1)
+    c_out = body.node("Identity", [c_in])
+    info = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        body.nodes, g.fresh("gather_tree_body"),
+        [info(it, TensorProto.INT64, []), info(c_in, TensorProto.BOOL, []),
+         info(parent, TensorProto.INT64, None)],
+        [info(c_out, TensorProto.BOOL, []), info(nxt, TensorProto.INT64, None),
+         info(tok, TensorProto.INT64, None)])
+    _, scanned = g.node("Loop", [steps, g.const(True, bool), own], outputs=2, body=graph)
+    out = g.node("Slice", [scanned, g.const([-1]), g.const([np.iinfo(np.int64).min]),
+                           g.const([0]), g.const([-1])])
+    return {"Out": g.node("Identity", [g.cast(out, np.int64, dt)], hint=v.out_hint("Out"))}
