@@ -337,3 +337,22 @@ def test_initial_states_with_different_batches_are_an_error(h0):
     model = _model()
     with pytest.raises(ValueError, match="different batch sizes"):
         core.nn.dynamic_decode(model.decoder(), [core.to_tensor(h0), core.to_tensor(h0[:2])])
+
+
+def test_output_time_major_and_is_test(h0):
+    model = _model()
+    with core.no_grad():
+        batch_major = model.decode(core.to_tensor(h0))[0].numpy()
+        time_major, _ = core.nn.dynamic_decode(model.decoder(), core.to_tensor(h0),
+                                               max_step_num=12, output_time_major=True)
+    np.testing.assert_array_equal(time_major.numpy(), batch_major.transpose(1, 0, 2))
+
+    @declarative
+    def decode(h):
+        return core.nn.dynamic_decode(model.decoder(), h, max_step_num=12, is_test=True)[0]
+
+    with core.no_grad():
+        np.testing.assert_array_equal(decode(core.to_tensor(h0)).numpy(), batch_major)
+    main = ProgramTranslator().get_program(decode, core.to_tensor(h0))[0]
+    (loop,) = [op for op in main.global_block().ops if op.type == "while"]
+    assert loop.attrs["is_test"] is True
