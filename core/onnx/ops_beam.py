@@ -48,3 +48,43 @@ def _gather_tree(g, v):
     out = g.node("Slice", [scanned, g.const([-1]), g.const([np.iinfo(np.int64).min]),
                            g.const([0]), g.const([-1])])
     return {"Out": g.node("Identity", [g.cast(out, np.int64, dt)], hint=v.out_hint("Out"))}
+
+
+@mapper("beam_search")
+def _beam_search(g, v):
+    a = v.attrs
+    beam, end = int(a["beam_size"]), int(a["end_id"])
+    dt = v.var("Scores").dtype
+    scores = v.x("Scores")
+    pre_ids = g.reshape(g.cast(v.x("PreIds"), v.var("PreIds").dtype, np.int64), [-1, 1])
+    pre = g.reshape(g.cast(v.x("PreScores"), v.var("PreScores").dtype, dt), [-1, 1])
+    cand = scores if a["is_accumulated"] else g.node("Add", [pre, g.node("Log", [scores])])
+    k = g.scalar(g.shape_of(scores, start=1, end=2))
+    cols = g.node("Range", [g.const(0), k, g.const(1)])
+    ids = g.cast(v.x("Ids"), v.var("Ids").dtype, np.int64) if v.has("Ids") else \
+        g.node("Expand", [cols, g.shape_of(scores)])
+    done = g.node("Equal", [pre_ids, g.const(end)])
+    cand_ids = g.node("Where", [done, g.const(end), ids])
+    cand = g.node("Where", [done, pre, cand])
+    valid = g.node("Or", [g.node("Not", [done]), g.node("Equal", [cols, g.const(0)])])
+    # per source: [batch, beam * K]; NOTE: as in the kernel, two sorts give the order
+    # (valid first, higher score, lower position): TopK keeps equal values in index order.
+    width = g.node("Mul", [g.shape_of(scores, start=1, end=2), g.const([beam])])
+    per_source = g.node("Concat", [g.const([-1]), width], axis=0)
+    cand = g.node("Reshape", [cand, per_source])
+    cand_ids = g.node("Reshape", [cand_ids, per_source])
+    valid = g.node("Reshape", [g.cast(valid, bool, np.int32), per_source])
+    _, order = g.node("TopK", [cand, width], outputs=2, axis=-1, largest=1, sorted=1)
+    valid_sorted = g.node("GatherElements", [valid, order], axis=1)
+    _, first_valid = g.node("TopK", [valid_sorted, g.const([beam])], outputs=2, axis=-1,
+                            largest=1, sorted=1)
+    pick = g.node("GatherElements", [order, first_valid], axis=1)
+    sel_scores = g.reshape(g.node("GatherElements", [cand, pick], axis=1), [-1, 1])
+    sel_ids = g.reshape(g.node("GatherElements", [cand_ids, pick], axis=1), [-1, 1])
+    batch = g.scalar(g.shape_of(cand, start=0, end=1))
+    base = g.node("Mul", [g.node("Range", [g.const(0), batch, g.const(1)]), g.const(beam)])
+    parent = g.node("Add", [g.node("Div", [pick, g.unsqueeze(k, [0])]), g.unsqueeze(base, [1])])
+    return {"SelectedIds": g.node("Identity", [sel_ids], hint=v.out_hint("SelectedIds")),
+            "SelectedScores": g.node("Identity", [sel_scores],
+                                     hint=v.out_hint("SelectedScores")),
+            "ParentIdx": g.reshape(parent, [-1], hint=v.out_hint("ParentIdx"))}

@@ -101,6 +101,10 @@ CASES = {
         Case([np.array([4, 4, 4], np.int64), np.zeros(3, np.float64), None,
               _distinct(3, 4).astype(np.float64)], {"beam_size": 1, "end_id": 7},
              ref=_beam_search, name="greedy"),
+        Case([np.array([[0], [3]], np.int64), np.array([[-1.0], [0.0]], np.float32),
+              np.array([[4, 5, 6], [7, 8, 9]], np.int64),
+              np.array([[-1.0, -1.0, -1.0], [-np.inf, -np.inf, -np.inf]], np.float32)],
+             {"beam_size": 2, "end_id": 0}, ref=_beam_search, name="valid-beats-ties"),
     ],
     "beam_search_decode": [
         Case([_steps_ids, _steps_sc, _steps_par], {"beam_size": 2, "end_id": 0},
