@@ -51,8 +51,6 @@ NOT_EXPORTABLE = {
     "c_allreduce_prod": "collective across processes (data-parallel training programs only)",
     "c_broadcast": "collective across processes (data-parallel training programs only)",
     "c_allgather": "collective across processes (data-parallel training programs only)",
-    "beam_search_decode": "walks the steps backwards with a data-dependent gather per step; "
-                          "it needs an ONNX Loop, which no mapper writes yet",
 }
 
 

@@ -112,6 +112,10 @@ CASES = {
         Case([_steps_ids[:, :2].copy(), _steps_sc[:, :2].astype(np.float64),
               np.array([[0, 1], [1, 0], [0, 0]], np.int64)], {"beam_size": 1, "end_id": 2},
              ref=_decode, name="beam-1"),
+        Case([r.integers(0, 3, (5, 6)).astype(np.int64),
+              r.standard_normal((5, 6)).astype(np.float32),
+              np.concatenate([r.integers(0, 3, (5, 3)), r.integers(3, 6, (5, 3))], axis=1)],
+             {"beam_size": 3, "end_id": 0}, ref=_decode, name="ends-then-ids"),
     ],
     "beam_gather": [
         Case([r.standard_normal((2, 3, 4)), np.array([[2, 2, 0], [1, 0, 2]], np.int64)],
