@@ -124,7 +124,7 @@ def test_declarative_equals_eager_with_one_while_op(h0):
     np.testing.assert_array_equal(got, _eager(model, h1)[0])
 
 
-def test_static_program_equals_eager(h0):
+def test_static_program_and_saved_model_equal_eager(h0, tmp_path):
     model = _model()
     want = _eager(model, h0)
     state = {k: v.numpy() for k, v in model.state_dict().items()}
@@ -143,11 +143,16 @@ def test_static_program_equals_eager(h0):
             assert name == pname
             scope.var(param.name).set_value(value)
         got = exe.run(main, feed={"h": h0}, fetch_list=[ids, states.log_probs, lengths])
+        # the pruned inference program keeps the loop variables its body never reads
+        core.io.save_inference_model(str(tmp_path / "m"), ["h"], [ids], exe, main)
+        prog, feeds, fetches = core.io.load_inference_model(str(tmp_path / "m"), exe)
+        (saved,) = exe.run(prog, feed={feeds[0]: h0}, fetch_list=fetches)
     finally:
         core.disable_static()
     assert [op.type for op in main.global_block().ops].count("while") == 1
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(saved, want[0])
 
 
 def test_stops_early_when_every_beam_has_finished(h0):
