@@ -361,3 +361,24 @@ def test_output_time_major_and_is_test(h0):
     main = ProgramTranslator().get_program(decode, core.to_tensor(h0))[0]
     (loop,) = [op for op in main.global_block().ops if op.type == "while"]
     assert loop.attrs["is_test"] is True
+
+
+def test_beam_search_with_lstm_cell_eager_equals_declarative():
+    core.seed(12)
+    cell = core.nn.LSTMCell(E, H)
+    emb = core.nn.Embedding([V, E])
+    out = core.nn.Linear(H, V)
+    h = np.random.default_rng(5).standard_normal((2, H)).astype(np.float32)
+    c = np.random.default_rng(6).standard_normal((2, H)).astype(np.float32)
+
+    def decode(h, c):
+        dec = core.nn.BeamSearchDecoder(cell, 1, 0, 4, embedding_fn=emb, output_fn=out)
+        ids, states = core.nn.dynamic_decode(dec, [h, c], max_step_num=7)
+        return ids, states.log_probs
+
+    with core.no_grad():
+        want = [v.numpy() for v in decode(core.to_tensor(h), core.to_tensor(c))]
+        got = [v.numpy() for v in declarative(decode)(core.to_tensor(h), core.to_tensor(c))]
+    assert want[0].shape[0] == 2 and want[0].shape[2] == 4
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
