@@ -37,30 +37,13 @@ def make_batch(rng, batch, length):
     return src, tgt_in, tgt_out
 
 
-class LSTMCell(core.nn.Layer):
-    """An LSTM cell (gates in PaddlePaddle's order i, f, g, o): ``forward(inputs, states)``
-    with ``states = [h, c]`` returns ``(h, [h, c])``."""
-
-    def __init__(self, input_size, hidden_size):
-        super().__init__()
-        self.ih = core.nn.Linear(input_size, 4 * hidden_size)
-        self.hh = core.nn.Linear(hidden_size, 4 * hidden_size, bias_attr=False)
-
-    def forward(self, inputs, states):
-        h, c = states
-        i, f, g, o = L.split(self.ih(inputs) + self.hh(h), 4, dim=-1)
-        c = L.sigmoid(f) * c + L.sigmoid(i) * L.tanh(g)
-        h = L.sigmoid(o) * L.tanh(c)
-        return h, [h, c]
-
-
 class AttentionCell(core.nn.Layer):
     """The decoder cell: an LSTM step, then dot-product attention over the encoder outputs
     ``[rows, src_len, hidden]``; the output is ``tanh(W [h; context])``."""
 
     def __init__(self, input_size, hidden_size):
         super().__init__()
-        self.lstm = LSTMCell(input_size, hidden_size)
+        self.lstm = core.nn.LSTMCell(input_size, hidden_size)
         self.combine = core.nn.Linear(2 * hidden_size, hidden_size, act="tanh")
 
     def forward(self, inputs, states, encoder_output):
@@ -78,15 +61,15 @@ class Seq2Seq(core.nn.Layer):
         self.max_len = max_len
         self.src_emb = core.nn.Embedding([VOCAB, hidden])
         self.tgt_emb = core.nn.Embedding([VOCAB, hidden])
-        self.encoder = LSTMCell(hidden, hidden)
+        self.encoder = core.nn.LSTMCell(hidden, hidden)
         self.decoder = AttentionCell(hidden, hidden)
         self.project = core.nn.Linear(hidden, VOCAB)
 
     def encode(self, src):
-        """Encoder outputs ``[batch, src_len, hidden]`` and the final ``[h, c]``."""
+        """Encoder outputs ``[batch, src_len, hidden]`` and the final ``(h, c)``."""
         x = self.src_emb(src)
         h = L.zeros_like(x[:, 0])
-        state = [h, h]
+        state = (h, h)
         outputs = []
         for t in range(x.shape[1]):
             out, state = self.encoder(x[:, t], state)

@@ -382,3 +382,23 @@ def test_beam_search_with_lstm_cell_eager_equals_declarative():
     assert want[0].shape[0] == 2 and want[0].shape[2] == 4
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
+
+
+def test_beam_decode_program_exports_to_onnx(h0, tmp_path):
+    pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from core.onnx import export_program
+
+    model = _model()
+
+    @declarative
+    def decode(h):
+        return model.decode(h)[0]
+
+    with core.no_grad():
+        ids = decode(core.to_tensor(h0)).numpy()
+    ProgramTranslator().save_inference_model(str(tmp_path / "dec"))
+    path = export_program(str(tmp_path / "dec"), str(tmp_path / "dec.onnx"))
+    sess = ort.InferenceSession(path)
+    (got,) = sess.run(None, {sess.get_inputs()[0].name: h0})
+    np.testing.assert_array_equal(got, ids)

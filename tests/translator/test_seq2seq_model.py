@@ -79,18 +79,3 @@ def test_example_quick_mode(capsys):
     assert "1 while op" in out
     assert "reloaded inference model vs declarative: 100% of sequences identical" in out
 
-
-def test_beam_decode_exports_to_onnx(batches, tmp_path):
-    pytest.importorskip("onnx")
-    ort = pytest.importorskip("onnxruntime")
-    from core.onnx import export_program
-
-    model = _model()
-    src = batches[1][0]
-    with core.no_grad():
-        ids = model.beam_decode(core.to_tensor(src)).numpy()
-    ProgramTranslator().save_inference_model(str(tmp_path / "s2s"))
-    path = export_program(str(tmp_path / "s2s"), str(tmp_path / "s2s.onnx"))
-    sess = ort.InferenceSession(path)
-    (got,) = sess.run(None, {sess.get_inputs()[0].name: src})
-    np.testing.assert_array_equal(got, ids)
