@@ -6,5 +6,3 @@ from . import (activation, beam, collective, control_flow, conv, creation, crf, 
 __all__ = ["activation", "beam", "collective", "control_flow", "conv", "creation", "crf",
            "elementwise", "fused", "indexing", "loss", "math", "nn", "norm", "optimizer",
            "pool", "reduce", "registry", "rnn", "sequence", "shape"]
-           "fused", "indexing", "loss", "math", "nn", "norm", "optimizer", "pool", "reduce",
-           "registry", "rnn", "sequence", "shape"]
