@@ -14,7 +14,11 @@ otherwise, which negates that gate's rows (``sigmoid(-a) = 1 - sigmoid(a)``). Wi
 each length and returns the state of the last valid step; ``is_reverse`` is direction
 ``reverse`` (which, like the kernel with end padding, starts at each sequence's last valid
 step). A batch-major input is transposed to ONNX's time-major layout and back. ``Reserve`` (the
-backward pass's workspace) has no ONNX form; inference programs never read it.
+backward pass's workspace, which ``dynamic_lstm`` slices for its cell sequence) has no ONNX
+form: a program that reads it is an ExportError.
+
+The nodes keep the program's dtype (ONNX allows float16 / float32 / float64), but
+onnxruntime's CPU kernels for them run float32 only.
 """
 import numpy as np
 
@@ -82,9 +86,22 @@ def _weights(g, v, mode, hid, dt):
     return g.unsqueeze(w, [0]), g.unsqueeze(r, [0]), b
 
 
+def _check_reserve_unread(v):
+    """ExportError when a later op reads ``Reserve`` (``dynamic_lstm``'s cell sequence)."""
+    names = set(v.out_names("Reserve"))
+    for block in v.op.block.program.blocks:
+        for op in block.ops:
+            if names & set(op.input_arg_names):
+                raise ExportError(f"rnn ({v.attrs['mode']}): op '{op.type}' reads the per-step "
+                                  "workspace 'Reserve' (e.g. dynamic_lstm's cell sequence), "
+                                  "which ONNX's recurrent nodes do not output; fetch only the "
+                                  "hidden outputs and final states")
+
+
 @mapper("rnn")
 def _rnn(g, v):
     mode, time_major = v.attrs["mode"], v.attrs["time_major"]
+    _check_reserve_unread(v)
     dt = np.dtype(v.var("Input").dtype)
     hid = _known(v, "WeightHh", 0 if mode == "FLUID_GRU" else 1)
     w, r, b = _weights(g, v, mode, hid, dt)
