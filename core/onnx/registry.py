@@ -23,8 +23,6 @@ NOT_EXPORTABLE = {
     "adamax": "optimizer update (training only)",
     "rmsprop": "optimizer update (training only)",
     "lamb": "optimizer update (training only)",
-    "rnn": "the fused recurrent kernel (one op per layer direction) has no ONNX mapping yet; "
-           "ONNX LSTM / GRU / RNN need its gate blocks reordered",
     "grad_sum": "sums gradient contributions (backward programs only)",
     "conv2d_fusion": "fused op of eager layers only; static programs hold conv2d + bias + act",
     "gaussian_random": "random sampling: ONNX's generators cannot reproduce the executor's draws",

@@ -48,6 +48,11 @@ COVERED_ELSEWHERE = {
 #: reason; the test checks that exporting them is an ExportError naming the op
 UNSUPPORTED_CASES = {}
 
+#: outputs the registry cases do not fetch from the export, with the reason
+NOT_FETCHED = {
+    "rnn": {"Reserve": "the backward pass's workspace: inference programs never read it"},
+}
+
 _r = np.random.default_rng(11)
 
 
@@ -128,6 +133,8 @@ def build_case(op_type, case):
         values, feed = _declare(case.inputs)
         outs = apply(op.type, values, case.attrs)
     outs = (outs,) if len(op.outputs) == 1 else tuple(outs)
+    skip = NOT_FETCHED.get(op_type, ())
+    outs = [o for s, o in zip(op.outputs, outs) if s not in skip]
     return main, feed, [v.name for v in _flat(outs)]
 
 
