@@ -4,8 +4,8 @@ inputs (feeds, with unknown dims as symbolic names), initializers (parameters) a
 unexportable program fails before anything is built or written."""
 from ..ops.registry import is_list_slot
 from ..static.operator import EMPTY_VAR_NAME
-from . import (ops_control, ops_loss, ops_math, ops_nn, ops_sequence,  # noqa: F401 - they fill
-               ops_shape)  # MAPPERS
+from . import (ops_control, ops_crf, ops_loss, ops_math, ops_nn,  # noqa: F401 - they fill
+               ops_sequence, ops_shape)  # MAPPERS
 from ._deps import helper, onnx
 from .graph import ExportContext, Graph, OpView, value_info
 from .registry import MAPPERS, NOT_EXPORTABLE, ExportError
