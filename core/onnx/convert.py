@@ -5,7 +5,7 @@ unexportable program fails before anything is built or written."""
 from ..ops.registry import is_list_slot
 from ..static.operator import EMPTY_VAR_NAME
 # the mapper modules fill MAPPERS when imported
-from . import (ops_beam, ops_control, ops_loss, ops_math, ops_nn,  # noqa: F401
+from . import (ops_beam, ops_control, ops_crf, ops_loss, ops_math, ops_nn,  # noqa: F401
                ops_rnn, ops_sequence, ops_shape)
 from ._deps import helper, onnx
 from .graph import ExportContext, Graph, OpView, value_info

@@ -40,8 +40,6 @@ NOT_EXPORTABLE = {
                    "programs hold relu and pool2d",
     "linear_chain_crf": "a training loss (the CRF's negative log-likelihood); inference "
                         "programs decode with crf_decoding",
-    "crf_decoding": "Viterbi decoding: its backtracking loop over the steps has no ONNX "
-                    "mapping yet",
     "chunk_eval": "an evaluation metric over Python-side chunk sets, not an inference op",
     "c_allreduce_sum": "collective across processes (data-parallel training programs only)",
     "c_allreduce_max": "collective across processes (data-parallel training programs only)",

@@ -175,7 +175,13 @@ CASES.update({
         Case([_EM, _TR, _LAB, _LENS], ref=crf_ref, grad=[0, 1], rtol=1e-4, atol=1e-5,
              eps=1e-3),
     ],
-    "crf_decoding": [Case([_EM, _TR, _LENS], ref=viterbi_ref)],
+    "crf_decoding": [
+        Case([_EM, _TR, _LENS], ref=viterbi_ref),
+        Case([distinct(5, 6, 3), distinct(5, 3) - 0.7, np.array([6, 2, 0, 5, 1], np.int32)],
+             ref=viterbi_ref, name="long-int32-length"),
+        Case([distinct(2, 0, 3), distinct(5, 3), np.array([0, 0], np.int64)], ref=viterbi_ref,
+             name="time-0"),
+    ],
     "chunk_eval": [
         Case([_INF, _GOLD, np.array([5, 4], np.int64)],
              {"num_chunk_types": 2, "chunk_scheme": "IOB"}, ref=chunk_ref),
