@@ -20,7 +20,7 @@ from .dispatch import apply
 from .autograd import _tensor_type, is_grad_enabled, record_rebind
 from .ops.indexing import check_index, getitem_shape, setitem_value_shape
 
-__all__ = ["encode_index", "getitem", "setitem"]
+__all__ = ["encode_index", "getitem", "setitem", "setitem_value"]
 
 
 def getitem(x, index):
@@ -45,23 +45,12 @@ def setitem(x, index, value):
     ``setitem`` op computes the new value and the object ``x`` takes it (see the module
     docstring). ``value`` is a tensor, Variable, ndarray, list or number broadcastable to
     the selection; it is cast to ``x``'s dtype."""
-    eager = _mode.in_dynamic_mode()
+    if not _mode.in_dynamic_mode():
+        x._rebind(setitem_value(x, index, value))
+        return
     if isinstance(value, (list, tuple)):
         value = np.asarray(value)
-    items, tensors = encode_index(index, x if eager else None, "setitem")
-    if not eager:
-        if getattr(x, "type", "lod_tensor") != "lod_tensor":
-            raise TypeError(f"setitem: static Variable '{x.name}' is a {x.type}; write an "
-                            "element of a tensor array with core.layers.array_write")
-        if getattr(x, "persistable", False):
-            raise TypeError(
-                f"setitem: static Variable '{x.name}' is persistable (a parameter or global "
-                "variable); x[index] = value gives x a new value inside the program, which a "
-                "persistable variable cannot take: assign into a copy (y = "
-                "core.layers.assign(x); y[index] = value)")
-        out = apply("setitem", [x, value, tensors], {"index": items})
-        x._rebind(out)
-        return
+    items, tensors = encode_index(index, x, "setitem")
     arrays = [t._data for t in tensors]
     tinfo = [(tuple(a.shape), a.dtype.kind == "b") for a in arrays]
     check_index(tuple(x.shape), items, tinfo, arrays)
@@ -83,6 +72,26 @@ def setitem(x, index, value):
         x._node, x._out_idx, x.stop_gradient = out._node, out._out_idx, False
     elif x._node is not None:  # under no_grad: the new value is cut off from the graph
         x._node, x._out_idx, x.stop_gradient = None, (0, None), True
+
+
+def setitem_value(x, index, value):
+    """The new value ``x[index] = value`` gives a non-persistable static Variable ``x``: a new
+    Variable of the block being built, ``x`` itself left as it is (:func:`setitem` then makes
+    ``x`` stand for it). Converted code uses it directly where ``x`` belongs to an enclosing
+    block, which a ``cond`` / ``while`` body cannot rebind: the name takes the result."""
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value)
+    items, tensors = encode_index(index, None, "setitem")
+    if getattr(x, "type", "lod_tensor") != "lod_tensor":
+        raise TypeError(f"setitem: static Variable '{x.name}' is a {x.type}; write an "
+                        "element of a tensor array with core.layers.array_write")
+    if getattr(x, "persistable", False):
+        raise TypeError(
+            f"setitem: static Variable '{x.name}' is persistable (a parameter or global "
+            "variable); x[index] = value gives x a new value inside the program, which a "
+            "persistable variable cannot take: assign into a copy (y = "
+            "core.layers.assign(x); y[index] = value)")
+    return apply("setitem", [x, value, tensors], {"index": items})
 
 
 def _shell(x):

@@ -2,17 +2,38 @@
 ``float`` / ``bool`` casts, ``print``, ``assert`` and ``x.shape``.
 
 A static Variable argument gives the static op (``shape`` / ``array_length``, ``cast``,
-``Print``, ``Assert``); anything else runs Python's builtin. What eager mode gives as a Python
+``Print``, ``Assert``); anything else runs Python's builtin. ``x[i] = v`` (converted to ``x =
+convert_setitem(x, i, v)``) is the ``setitem`` op on a static Variable, Python's item
+assignment on anything else. What eager mode gives as a Python
 number -- ``len(x)``, ``int(t)``, ``float(t)``, an unknown dim of ``x.shape`` -- is a 0-d
 Variable marked weak (``convert_state.mark_weak``), so ``float32_tensor / x.shape[0]`` stays
 float32 as it does eagerly.
 """
 import builtins
 
+from core.indexing import setitem_value
+
 from .convert_state import dtype_name, is_static, layers, mark_weak, where
 from .tensor_list import is_array
 
-__all__ = ["convert_assert", "convert_cast", "convert_len", "convert_print", "convert_shape"]
+__all__ = ["convert_assert", "convert_cast", "convert_len", "convert_print", "convert_setitem",
+           "convert_shape"]
+
+
+def convert_setitem(target, index, value):
+    """``target[index] = value``, giving the value the name ``target`` holds afterwards. In
+    straight-line code (the program's global block) a static Variable takes the new value
+    itself, so every name for it sees the change, as eagerly. Inside a ``cond`` / ``while``
+    body the Variable -- possibly one the op itself holds, such as a loop variable -- is left
+    as it is and the new value, a Variable of the body's block, is returned for the name,
+    which the branch / loop carries out (another name for the same Variable keeps the old
+    value there). Anything else -- an eager Tensor, a list, a dict -- is Python's
+    ``target[index] = value`` on the same object, which is returned."""
+    if is_static(target) and not is_array(target) and \
+            target.block.program.current_block().idx != 0:
+        return setitem_value(target, index, value)
+    target[index] = value
+    return target
 
 
 def convert_len(x):

@@ -13,11 +13,11 @@ Python's semantics. The helpers live by concern:
 * ``convert_cond`` -- ``if``, conditional expressions, ``and``/``or``/``not``, comparisons;
 * ``convert_loop`` and ``convert_iter`` -- ``while`` / ``for`` and their iterables;
 * ``tensor_list`` -- ``list.append`` / ``pop`` / indexing on lists or tensor arrays;
-* ``convert_builtins`` -- ``len``, casts, ``print``, ``assert``, ``x.shape``;
+* ``convert_builtins`` -- ``len``, casts, ``print``, ``assert``, ``x.shape``, ``x[i] = v``;
 * ``convert_calls`` -- ``convert_call`` (recursive conversion of called functions).
 """
 from .convert_builtins import convert_assert, convert_cast, convert_len, convert_print, \
-    convert_shape
+    convert_setitem, convert_shape
 from .convert_calls import convert_call
 from .convert_cond import convert_compare, convert_ifelse, convert_ifexp, convert_logical_and, \
     convert_logical_not, convert_logical_or
@@ -50,6 +50,7 @@ __all__ = [
     "convert_logical_or",
     "convert_print",
     "convert_range",
+    "convert_setitem",
     "convert_shape",
     "convert_while_loop",
     "convert_zip",
