@@ -61,6 +61,19 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
+def _fresh_tracker_lock():
+    """Give a forked worker its own resource-tracker lock.
+
+    NOTE: a fork copies the lock the resource tracker guards its pipe with in whatever
+    state it is in. When another thread of the main process was registering or unregistering
+    a shared-memory block at that moment (a loader thread freeing batches), the worker's copy
+    stays locked forever and the worker hangs at its first batch. The worker holds no other
+    thread that could own it, so a new lock is safe."""
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    if tracker is not None and hasattr(tracker, "_lock"):
+        tracker._lock = type(tracker._lock)()
+
+
 def _send_error(results, key, worker_id):
     etype, exc, _ = sys.exc_info()
     tb = traceback.format_exc()
@@ -74,6 +87,7 @@ def _pack(batch, shared):
 def _worker_loop(worker_id, num_workers, dataset, iterable, fetch, index_queue, results,
                  init_fn, seed, shared):
     _info["current"] = WorkerInfo(worker_id, num_workers, dataset, seed)
+    _fresh_tracker_lock()
     # NOTE: forked workers inherit the parent's random state; give each its own stream.
     np.random.seed(seed % 2 ** 32)
     random.seed(seed)
