@@ -15,9 +15,10 @@ from ..backend import as_numpy
 from ..io.inference import load_inference_model
 from ..io.variables import is_persistable, values_from_scope
 from ..serialization.atomic import atomic_write
-from ..static.program import Program, Variable
+from ..static.program import Program
 from ..static.prune import prune_for_inference
 from ..static.scope import Scope, global_scope
+from ..static.variable import names_of
 from ._deps import onnx, require
 from .convert import DEFAULT_OPSET, MIN_OPSET, build_model, check_mappable, check_model
 
@@ -40,20 +41,10 @@ def _opset(opset_version):
 
 
 def _names(values, what):
+    """``None`` (every feed / fetch), or the variable names ``values`` holds."""
     if values is None:
         return None
-    if isinstance(values, (str, Variable)):
-        values = [values]
-    names = []
-    for v in values:
-        if isinstance(v, Variable):
-            names.append(v.name)
-        elif isinstance(v, str):
-            names.append(v)
-        else:
-            raise TypeError(f"export_program: '{what}' must hold variable names or Variables, "
-                            f"got {type(v).__name__} ({v!r})")
-    return names
+    return names_of(values, f"export_program: '{what}' must hold variable names or Variables")
 
 
 def _source(dirname_or_program, feed, fetch):

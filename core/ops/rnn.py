@@ -238,13 +238,7 @@ class rnn(OpDef):
                 h_new = h - cand
                 h_new *= z
                 h_new += cand
-                if mask is None:
-                    h = h_new
-                    out[t] = h_new
-                else:
-                    m = mask[t]
-                    h = xp.where(m, h_new, h)
-                    xp.multiply(h_new, m, out=out[t])
+                h = _masked_step(xp, h, h_new, None if mask is None else mask[t], out[t])
                 res[t, :, 4 * hid:] = h
             last_c = xp.zeros((batch, 0), dt)
         elif mode == "FLUID_GRU":
@@ -269,13 +263,7 @@ class rnn(OpDef):
                     h_new = cand - h
                     h_new *= u
                     h_new += h
-                if mask is None:
-                    h = h_new
-                    out[t] = h_new
-                else:
-                    m = mask[t]
-                    h = xp.where(m, h_new, h)
-                    xp.multiply(h_new, m, out=out[t])
+                h = _masked_step(xp, h, h_new, None if mask is None else mask[t], out[t])
                 res[t, :, 3 * hid:] = h
             last_c = xp.zeros((batch, 0), dt)
         else:
@@ -287,13 +275,7 @@ class rnn(OpDef):
                     h_new = xp.maximum(hg, 0)
                 else:
                     h_new = xp.tanh(hg)
-                if mask is None:
-                    h = h_new
-                    out[t] = h_new
-                else:
-                    m = mask[t]
-                    h = xp.where(m, h_new, h)
-                    xp.multiply(h_new, m, out=out[t])
+                h = _masked_step(xp, h, h_new, None if mask is None else mask[t], out[t])
                 res[t] = h
             last_c = xp.zeros((batch, 0), dt)
         return _from_time_major(out, x.ndim == 2, time_major, xp), h, last_c, res
@@ -468,6 +450,17 @@ class rnn(OpDef):
         if c0 is None:
             dc0 = None
         return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, None
+
+
+def _masked_step(xp, h, h_new, m, out_t):
+    """One step's state and output under the step's validity mask ``m`` (None: every row
+    valid): the new state where valid, the old one past a sequence's length; the output is
+    written into ``out_t``, zero where invalid. Returns the state to carry."""
+    if m is None:
+        out_t[...] = h_new
+        return h_new
+    xp.multiply(h_new, m, out=out_t)
+    return xp.where(m, h_new, h)
 
 
 def _fluid_gru_weights(w):
