@@ -12,6 +12,7 @@ from .mode import (disable_imperative, disable_static, enable_imperative, enable
                    in_dynamic_mode)
 from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
+from . import indexing  # noqa: F401 - registers x[index] and x[index] = value with the operators
 from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
 from . import static, serialization, io, reader, dataset, distributed, dygraph, imperative
 from . import contrib, core

@@ -19,9 +19,12 @@ from . import mode as _mode
 from .autograd import Node, _grad_state
 from .backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
 from .errors import OpError, describe_value
+from .operator_mixin import register as _register_operators
 from .ops.registry import KernelContext, get_op, slot_name
+from .static.builder import append_op
 
-__all__ = ["apply", "eager_apply", "kernel_context", "set_eager_observer"]
+__all__ = ["apply", "eager_apply", "kernel_context", "register_tensor_type",
+           "set_eager_observer"]
 
 _observer = [None]  # called as fn(op, attrs, results) after each eager op, when set
 
@@ -49,8 +52,6 @@ def apply(op_type, inputs, attrs=None, outputs=None):
     op = get_op(op_type)
     if _mode._state["dynamic"]:
         return eager_apply(op, inputs, attrs, outputs)
-    from .static.builder import append_op
-
     return append_op(op, inputs, op.full_attrs(attrs), outputs)
 
 
@@ -106,15 +107,15 @@ def _reject_variable(op, k, v):
                     "other objects are not supported)")
 
 
-_tensor_mod = []
+# The eager tensor class and its constructor ``wrap(data, node, out_idx)``: core.tensor, which
+# imports this module, registers them (register_tensor_type).
+_Tensor = _wrap = None
 
 
-def _tensor_module():
-    if not _tensor_mod:
-        from . import tensor
-
-        _tensor_mod.append(tensor)
-    return _tensor_mod[0]
+def register_tensor_type(cls, wrap):
+    """Make eager results instances of ``cls``, built by ``wrap(data, node, out_idx)``."""
+    global _Tensor, _wrap
+    _Tensor, _wrap = cls, wrap
 
 
 def _output_plan(op):
@@ -128,11 +129,10 @@ def _output_plan(op):
 
 def eager_apply(op, inputs, attrs=None, outputs=None):
     """Run ``op`` now on eager tensors; record the tape when a gradient is needed."""
-    tensor = _tensor_module()
     if len(inputs) != len(op.inputs):
         raise TypeError(f"op '{op.type}' takes inputs {op.inputs}, got {len(inputs)} values")
     attrs = op.full_attrs(attrs)
-    arrays, requires, first = _arrays_of(op, inputs, tensor.Tensor)
+    arrays, requires, first = _arrays_of(op, inputs, _Tensor)
     if type(first) is np.ndarray:
         ctx = _numpy_context
     else:
@@ -154,7 +154,7 @@ def eager_apply(op, inputs, attrs=None, outputs=None):
         outs = (outs,)
     grad = requires and op.differentiable and _grad_state["enabled"]
     node = Node(op, inputs, arrays, outs, attrs) if grad else None
-    wrap = tensor._wrap
+    wrap = _wrap
     results = []
     for k, out in enumerate(outs):
         if outputs and k in outputs:
@@ -178,3 +178,6 @@ def set_eager_observer(fn):
     Diagnostic tools use it to see which ops an eager run applied, and where."""
     old, _observer[0] = _observer[0], fn
     return old
+
+
+_register_operators(apply=apply)

@@ -16,9 +16,11 @@ import numbers
 import numpy as np
 
 from . import mode as _mode
+from .autograd import is_grad_enabled, record_rebind
 from .dispatch import apply
-from .autograd import _tensor_type, is_grad_enabled, record_rebind
+from .operator_mixin import register as _register_operators
 from .ops.indexing import check_index, getitem_shape, setitem_value_shape
+from .tensor import Tensor, to_tensor
 
 __all__ = ["encode_index", "getitem", "setitem", "setitem_value"]
 
@@ -96,7 +98,7 @@ def setitem_value(x, index, value):
 
 def _shell(x):
     """A new plain Tensor with ``x``'s current value and place in the graph."""
-    shell = object.__new__(_tensor_type[0])
+    shell = object.__new__(Tensor)
     shell._data, shell._name, shell._grad = x._data, None, None
     shell._node, shell._out_idx, shell._detached = x._node, x._out_idx, x._detached
     shell.stop_gradient, shell.persistable = x.stop_gradient, False
@@ -192,7 +194,8 @@ def _index_tensor(item, x, what="getitem"):
         raise TypeError(f"{what}: a 0-d bool index is not supported; use a mask with the "
                         "shape of the dims it selects")
     if x is not None and not _is_tensor_like(value):
-        from .tensor import to_tensor
-
         value = to_tensor(value, place=x.place)
     return value
+
+
+_register_operators(getitem=getitem, setitem=setitem)  # x[index] and x[index] = value

@@ -15,11 +15,60 @@ from .autograd import Node, _grad_state, register_tensor_type, run_backward
 from .backend import as_numpy, default_place, place_of, to_place
 from .dispatch import _observer as _eager_observer
 from .dispatch import apply
+from .dispatch import register_tensor_type as _register_with_dispatch
+from .operator_mixin import TensorOps
 from .ops.registry import get_op
-from .tensor_ops import TensorOps
+from .static.eager_types import register_eager_types
 from .unique_name import generate
 
 __all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor", "tensor_from_node"]
+
+
+def _make_binary(name, op_type, ufunc, reflected):
+    """``Tensor.__add__``-style method: the generic dispatch path, shortened for the common
+    eager case of numpy-backed tensors and Python scalars (same results, same tape)."""
+    op = get_op(op_type)
+    attrs = op.full_attrs(None)
+    mode_state, grad_state, ndarray, new = _mode._state, _grad_state, np.ndarray, object.__new__
+    observer = _eager_observer  # NOTE: an observed run takes the generic path, which reports
+
+    def method(self, other):
+        ot = type(other)
+        if ot is Tensor or ot is Parameter:
+            od = other._data
+            requires = not (self.stop_gradient and other.stop_gradient)
+            if type(od) is not ndarray:
+                return apply(op_type, [other, self] if reflected else [self, other])
+        elif ot is float or ot is int:
+            od = other
+            requires = not self.stop_gradient
+        else:
+            return apply(op_type, [other, self] if reflected else [self, other])
+        sd = self._data
+        if type(sd) is not ndarray or not mode_state["dynamic"] or observer[0] is not None:
+            return apply(op_type, [other, self] if reflected else [self, other])
+        try:
+            out = ufunc(od, sd) if reflected else ufunc(sd, od)
+        except ValueError:  # the generic path raises the descriptive OpError
+            return apply(op_type, [other, self] if reflected else [self, other])
+        t = new(Tensor)
+        t._data = out
+        t._name = t._grad = None
+        t._out_idx = (0, None)
+        t._detached = t.persistable = False
+        if requires and grad_state["enabled"]:
+            if reflected:
+                t._node = Node(op, (other, self), (od, sd), (out,), attrs)
+            else:
+                t._node = Node(op, (self, other), (sd, od), (out,), attrs)
+            t.stop_gradient = False
+        else:
+            t._node = None
+            t.stop_gradient = True
+        return t
+
+    method.__name__ = f"__r{name}__" if reflected else f"__{name}__"
+    return method
 
 
 class Tensor(TensorOps):
@@ -186,7 +235,15 @@ class Tensor(TensorOps):
     def clone(self):
         return apply("assign", [self])
 
-register_tensor_type(Tensor)
+    # ``+ - * /``: the dispatch path shortened for numpy-backed tensors and Python scalars
+    __add__ = _make_binary("add", "elementwise_add", np.add, False)
+    __radd__ = _make_binary("add", "elementwise_add", np.add, True)
+    __sub__ = _make_binary("sub", "elementwise_sub", np.subtract, False)
+    __rsub__ = _make_binary("sub", "elementwise_sub", np.subtract, True)
+    __mul__ = _make_binary("mul", "elementwise_mul", np.multiply, False)
+    __rmul__ = _make_binary("mul", "elementwise_mul", np.multiply, True)
+    __truediv__ = _make_binary("truediv", "elementwise_div", np.true_divide, False)
+    __rtruediv__ = _make_binary("truediv", "elementwise_div", np.true_divide, True)
 
 
 class Parameter(Tensor):
@@ -226,65 +283,16 @@ def _wrap(data, node, out_idx):
     return t
 
 
+register_tensor_type(Tensor)
+_register_with_dispatch(Tensor, _wrap)
+register_eager_types(Tensor, Parameter)
+
+
 def tensor_from_node(data, node, out_idx):
     """A Tensor around ``data`` produced by tape node ``node`` (output ``out_idx``), or a
     constant when ``node`` is None: how code outside the eager core (the translator's run of a
     whole Program as one tape node) hands results back as tensors."""
     return _wrap(data, node, out_idx)
-
-
-def _make_binary(op_type, ufunc, reflected):
-    """``Tensor.__add__``-style method: the generic dispatch path, shortened for the common
-    eager case of numpy-backed tensors and Python scalars (same results, same tape)."""
-    op = get_op(op_type)
-    attrs = op.full_attrs(None)
-    mode_state, grad_state, ndarray, new = _mode._state, _grad_state, np.ndarray, object.__new__
-    observer = _eager_observer  # NOTE: an observed run takes the generic path, which reports
-
-    def method(self, other):
-        ot = type(other)
-        if ot is Tensor or ot is Parameter:
-            od = other._data
-            requires = not (self.stop_gradient and other.stop_gradient)
-            if type(od) is not ndarray:
-                return apply(op_type, [other, self] if reflected else [self, other])
-        elif ot is float or ot is int:
-            od = other
-            requires = not self.stop_gradient
-        else:
-            return apply(op_type, [other, self] if reflected else [self, other])
-        sd = self._data
-        if type(sd) is not ndarray or not mode_state["dynamic"] or observer[0] is not None:
-            return apply(op_type, [other, self] if reflected else [self, other])
-        try:
-            out = ufunc(od, sd) if reflected else ufunc(sd, od)
-        except ValueError:  # the generic path raises the descriptive OpError
-            return apply(op_type, [other, self] if reflected else [self, other])
-        t = new(Tensor)
-        t._data = out
-        t._name = t._grad = None
-        t._out_idx = (0, None)
-        t._detached = t.persistable = False
-        if requires and grad_state["enabled"]:
-            if reflected:
-                t._node = Node(op, (other, self), (od, sd), (out,), attrs)
-            else:
-                t._node = Node(op, (self, other), (sd, od), (out,), attrs)
-            t.stop_gradient = False
-        else:
-            t._node = None
-            t.stop_gradient = True
-        return t
-
-    method.__name__ = ("__r%s__" if reflected else "__%s__") % ufunc.__name__
-    return method
-
-
-for _name, _op, _uf in (("add", "elementwise_add", np.add), ("sub", "elementwise_sub", np.subtract),
-                        ("mul", "elementwise_mul", np.multiply),
-                        ("truediv", "elementwise_div", np.true_divide)):
-    setattr(Tensor, f"__{_name}__", _make_binary(_op, _uf, False))
-    setattr(Tensor, f"__r{_name}__", _make_binary(_op, _uf, True))
 
 
 def is_tensor(x):

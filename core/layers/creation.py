@@ -15,10 +15,14 @@ import numbers
 import numpy as np
 
 from .. import mode as _mode
+from .. import static as _static
 from ..dispatch import apply
 from ..dtypes import convert_dtype
 from ..ops._shapes import ShapeError
 from ..ops.creation import range_length
+from ..param_attr import ParamAttr
+from ..parameter import create_parameter as _create_parameter
+from ..static import builder as _builder
 from .checks import check_variable, is_variable_like
 
 __all__ = ["fill_constant", "ones", "zeros", "ones_like", "zeros_like", "assign", "range",
@@ -281,17 +285,15 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
                      default_initializer=None):
     """A new trainable parameter (fluid's ``layers.create_parameter``): an eager Parameter in
     eager mode, a Parameter of the main program (initialised by the startup program) in
-    static mode. ``name`` overrides ``attr.name``."""
-    from ..nn.param import create_parameter as _create
-    from ..param_attr import ParamAttr
-
+    static mode. ``name`` overrides ``attr.name``. Delegates to
+    :func:`core.parameter.create_parameter`; ``core.static.create_parameter`` is this function."""
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         raise ValueError("create_parameter(): 'attr' is False, which means no parameter")
     if name is not None:
         attr.name = name
-    return _create(shape, dtype, attr=attr, is_bias=is_bias,
-                   default_initializer=default_initializer)
+    return _create_parameter(shape, dtype, attr=attr, is_bias=is_bias,
+                             default_initializer=default_initializer)
 
 
 def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
@@ -303,12 +305,15 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
         raise TypeError("create_global_var(): argument 'shape' must be known when the program "
                         f"is built (Python ints), got {shape} with Variables at -1")
     if not _mode.in_dynamic_mode():
-        from ..static.builder import create_global_var as _create_global
-
-        return _create_global(shape, value, dtype, persistable=persistable, force_cpu=force_cpu,
-                       name=name)
+        return _builder.create_global_var(shape, value, dtype, persistable=persistable,
+                                          force_cpu=force_cpu, name=name)
     out = fill_constant(shape, dtype, value)
     out.persistable = bool(persistable)
     if name is not None:
         out.name = name
     return out
+
+
+# ``core.static.create_parameter`` (Paddle's ``static.create_parameter``) is this function; the
+# static IR does not import the layers above it, so it is set there from here.
+_static.create_parameter = create_parameter

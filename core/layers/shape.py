@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import mode as _mode
 from ..dispatch import apply
+from ..operator_mixin import register as _register_operators
 from ..ops._shapes import ShapeError
 from ..ops.indexing import check_scatter_updates
 from ..ops.shape import reshape_target, split_sizes
@@ -366,3 +367,6 @@ def pad(x, paddings, pad_value=0.0, name=None):
         raise ValueError(f"pad(): argument 'paddings'={paddings} must hold 2 non-negative ints "
                          f"per dim of x (shape {list(x.shape)}), i.e. {2 * len(x.shape)}")
     return apply("pad", [x], {"paddings": paddings, "pad_value": float(pad_value)})
+
+
+_register_operators(reshape=reshape)  # x.reshape(shape) of tensors and Variables

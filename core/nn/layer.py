@@ -3,7 +3,7 @@
 A Layer owns parameters, buffers and sublayers, registered by plain attribute assignment
 (``self.fc = Linear(...)``, ``self.w = self.create_parameter(...)``). ``forward`` runs ops
 through :func:`core.dispatch.apply` / ``core.layers``, so the same layer computes eagerly or
-appends operators to a static Program; only :func:`core.nn.param.create_parameter` knows the
+appends operators to a static Program; only :func:`core.parameter.create_parameter` knows the
 mode.
 
 ``state_dict()`` is keyed by structured attribute paths (``"conv.weight"``, 2.0 style). Its
@@ -16,10 +16,15 @@ import re
 
 import numpy as np
 
+from .. import mode as _mode
 from .. import unique_name
 from ..dtypes import convert_dtype
+from ..param_attr import ParamAttr
+from ..parameter import create_parameter
+from ..static.program import Parameter as StaticParameter
+from ..static.program import default_main_program
+from ..static.scope import global_scope
 from ..tensor import Parameter, Tensor
-from .param import create_parameter
 
 __all__ = ["HookRemoveHelper", "Layer"]
 
@@ -31,14 +36,7 @@ def _camel_to_snake(name):
 
 def is_parameter(value):
     """True for eager Parameters and static (Program) Parameters."""
-    if isinstance(value, Parameter):
-        return True
-    try:
-        from ..static import program
-    except ImportError:
-        return False
-    cls = getattr(program, "Parameter", None)
-    return cls is not None and isinstance(value, cls)
+    return isinstance(value, (Parameter, StaticParameter))
 
 
 def _is_tensor_like(value):
@@ -132,8 +130,6 @@ class Layer:
                          default_initializer=None):
         """A new parameter named after this layer (``<full_name>.w_N`` / ``.b_N``); assign it
         to an attribute to register it. ``attr=False`` returns None (no parameter)."""
-        from ..param_attr import ParamAttr
-
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -146,9 +142,6 @@ class Layer:
         ``name`` is given; fluid's ``Layer.create_variable``): an eager tensor of zeros in eager
         mode, a variable of the current block in static mode. ``shape`` defaults to ``[1]``
         eagerly and to unknown (``[-1]``) in a static block."""
-        from .. import mode as _mode
-        from ..static.program import default_main_program
-
         dtype = convert_dtype(dtype or self._dtype)
         name = name or unique_name.generate(f"{self._full_name}.var")
         if _mode.in_dynamic_mode():
@@ -406,8 +399,6 @@ def _assign(target, arr):
         target.set_value(arr)
         return
     if hasattr(target, "block"):
-        from ..static import global_scope
-
         var = global_scope().find_var(target.name)
         if var is None:
             raise RuntimeError(f"set_dict: static parameter '{target.name}' is not in the global "

@@ -57,12 +57,7 @@ __all__ = [
 ]
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
-                     default_initializer=None):
-    """``paddle.static.create_parameter``: a trainable Parameter of the main program's global
-    block, initialised by an op in the startup program (in eager mode an eager Parameter).
-    The builder's lower-level form is :func:`core.static.builder.create_parameter`."""
-    from ..layers.creation import create_parameter as _create
-
-    return _create(shape, dtype, name=name, attr=attr, is_bias=is_bias,
-                   default_initializer=default_initializer)
+#: ``paddle.static.create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+#: default_initializer=None)`` is :func:`core.layers.create_parameter`, which sets it here when
+#: core.layers is imported (``import core`` does): the static IR does not import the layers.
+create_parameter = None

@@ -14,12 +14,13 @@ import numpy as np
 
 from ..dtypes import convert_dtype, dtype_name
 from ..ops.registry import Meta, get_op, is_list_slot, slot_name
+from .eager_types import is_eager_parameter, is_eager_tensor
 from .program import Parameter, Variable, default_main_program, default_startup_program, scoped_name
 
 __all__ = [
     "append_op",
+    "append_parameter",
     "create_global_var",
-    "create_parameter",
     "op_role_guard",
     "set_origin_provider",
     "to_variable_input",
@@ -53,12 +54,6 @@ def op_role_guard(role, program=None):
         yield
     finally:
         program._op_role = old
-
-
-def _is_eager_tensor(v):
-    from ..tensor import Tensor
-
-    return isinstance(v, Tensor)
 
 
 def _check_same_program(op, slot, v, program):
@@ -101,16 +96,14 @@ def eager_parameters(program):
 def _parameter_var(program, p):
     """The persistable program variable for eager Parameter (or persistable tensor) ``p``:
     a Parameter of the same name, created on first use."""
-    from ..tensor import Parameter as EagerParameter
-
     gb = program.global_block()
     v = gb.vars.get(p.name)
     if v is not None:
         if tuple(v.shape) != tuple(p.shape) or v.dtype != p.dtype:
             raise ValueError(f"eager parameter '{p.name}' ({p.dtype.name}{p.shape}) clashes "
                              f"with program variable {v!r}")
-    elif isinstance(p, EagerParameter):
-        v = gb.create_parameter(p.name, list(p.shape), p.dtype, trainable=p.trainable,
+    elif is_eager_parameter(p):
+        v = gb.add_parameter(p.name, list(p.shape), p.dtype, trainable=p.trainable,
                                 optimize_attr=p.optimize_attr, regularizer=p.regularizer,
                                 need_clip=p.need_clip)
     else:
@@ -122,7 +115,7 @@ def _parameter_var(program, p):
 
 def _constant(program, value, dtype=None):
     """A Variable holding constant ``value`` (an ndarray or eager tensor)."""
-    arr = np.asarray(value.numpy() if _is_eager_tensor(value) else value)
+    arr = np.asarray(value.numpy() if is_eager_tensor(value) else value)
     if dtype is not None:
         arr = arr.astype(dtype)
     convert_dtype(arr.dtype)
@@ -162,10 +155,8 @@ def to_variable_input(v, op, slot, program, others):
     if isinstance(v, Variable):
         _check_same_program(op, slot, v, program)
         return _promote_weak(op, v, others) if v.weak else v
-    if _is_eager_tensor(v):
-        from ..tensor import Parameter as EagerParameter
-
-        if isinstance(v, EagerParameter) or v.persistable:
+    if is_eager_tensor(v):
+        if is_eager_parameter(v) or v.persistable:
             return _parameter_var(program, v)
         return _constant(program, v)
     if _is_scalar(v):
@@ -255,7 +246,7 @@ def append_op(op, inputs, attrs, outputs=None, program=None):
         if outputs and k in outputs:
             target = outputs[k]
             targets = target if isinstance(target, (list, tuple)) else [target]
-            targets = [_parameter_var(program, t) if _is_eager_tensor(t) and
+            targets = [_parameter_var(program, t) if is_eager_tensor(t) and
                        (t.persistable or not t.stop_gradient) else t for t in targets]
             target = targets if isinstance(target, (list, tuple)) else targets[0]
             for t in targets:
@@ -298,12 +289,13 @@ def _describe(v):
     return f"'{v.name}' {getattr(v.dtype, 'name', v.dtype)}{v.shape}"
 
 
-def create_parameter(name, shape, dtype, init, trainable=True, regularizer=None,
+def append_parameter(name, shape, dtype, init, trainable=True, regularizer=None,
                      optimize_attr=None, need_clip=True):
     """A Parameter in the main program's global block whose initializer op (``init`` =
-    ``(op_type, attrs)``) is appended to the startup program."""
+    ``(op_type, attrs)``) is appended to the startup program: the static primitive under
+    :func:`core.parameter.create_parameter`."""
     main, startup = default_main_program(), default_startup_program()
-    p = main.global_block().create_parameter(name, list(shape), dtype, trainable=trainable,
+    p = main.global_block().add_parameter(name, list(shape), dtype, trainable=trainable,
                                              optimize_attr=optimize_attr,
                                              regularizer=regularizer, need_clip=need_clip)
     _append_init(startup, name, shape, dtype, init, Parameter)
@@ -315,7 +307,7 @@ def _append_init(startup, name, shape, dtype, init, kind):
     if name in gb.vars:
         return gb.vars[name]
     if kind is Parameter:
-        v = gb.create_parameter(name, list(shape), dtype)
+        v = gb.add_parameter(name, list(shape), dtype)
     else:
         v = gb.create_var(name=name, shape=list(shape), dtype=dtype, persistable=True)
     op_type, attrs = init

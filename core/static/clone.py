@@ -1,5 +1,10 @@
-"""Deep copies of Programs (``Program.clone``), including the ``for_test`` variant."""
-from .program import Block, Operator, Parameter, Program, Variable
+"""Deep copies of Programs (``Program.clone``), including the ``for_test`` variant.
+
+:mod:`core.static.program` calls :func:`clone_program`, so this module takes the Program and
+Block classes from the program it copies instead of importing them."""
+from ..ops.registry import _REGISTRY
+from .operator import Operator
+from .variable import Parameter, Variable
 
 __all__ = ["clone_program"]
 
@@ -20,13 +25,12 @@ def _is_training_op(op):
     """Backward and optimizer ops: dropped by ``clone(for_test=True)``."""
     if op.role != "forward":
         return True
-    from ..ops.registry import _REGISTRY
-
     opdef = _REGISTRY.get(op.type)
     return opdef is not None and type(opdef).__module__.endswith("ops.optimizer")
 
 
 def clone_program(program, for_test=False):
+    Program, Block = type(program), type(program.global_block())
     new = Program()
     new.random_seed = program.random_seed
     new._op_role = program._op_role

@@ -28,6 +28,7 @@ import numpy as np
 from ..backend import array_module_of
 from ..ops.collective import get_communicator
 from .clone import clone_program
+from .program import register_program_wrapper, unwrap_program
 from .variable import GRAD_SUFFIX
 
 __all__ = ["CompiledProgram", "build_strategy_of", "source_program", "unwrap_program"]
@@ -94,6 +95,9 @@ class CompiledProgram:
         return f"CompiledProgram({self._source!r}{kind})"
 
 
+register_program_wrapper(CompiledProgram)
+
+
 def _data_parallel_copy(program):
     comm = get_communicator()
     nranks = 1 if comm is None else comm.nranks
@@ -141,18 +145,6 @@ def _broadcast_persistables(comm, program, scope):
     for name, val in zip(names, values):
         root = comm.broadcast(array_module_of(val).ascontiguousarray(val), 0)
         scope._vars[name] = root.reshape(val.shape)
-
-
-def unwrap_program(program, api):
-    """The Program inside ``program`` (a Program or a CompiledProgram); a TypeError else."""
-    from .program import Program
-
-    if isinstance(program, CompiledProgram):
-        return program.program
-    if isinstance(program, Program):
-        return program
-    raise TypeError(f"{api}: expected a Program or CompiledProgram, got "
-                    f"{type(program).__name__}")
 
 
 def source_program(program):

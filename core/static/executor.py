@@ -21,6 +21,7 @@ from .builder import lr_schedules
 from .codegen import compile_plan
 from . import passes
 from .compiled import CompiledProgram, build_strategy_of, unwrap_program
+from .eager_types import is_eager_tensor
 from .feed_source import pull_feeds
 from .lod import split_lod_feeds
 from .program import Program, Variable, default_main_program
@@ -166,9 +167,7 @@ class Executor:
 def _as_array(name, value, dtype):
     if type(value) is np.ndarray:
         return value
-    from ..tensor import Tensor
-
-    if isinstance(value, Tensor):
+    if is_eager_tensor(value):
         return value._data
     if isinstance(value, LoDTensor):
         return value.array

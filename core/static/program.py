@@ -41,6 +41,7 @@ import collections
 import contextlib
 
 from .. import unique_name
+from .clone import clone_program
 from .operator import EMPTY_VAR_NAME, Operator
 from .variable import GRAD_SUFFIX, Parameter, Variable, grad_var_name
 
@@ -59,7 +60,9 @@ __all__ = [
     "name_scope",
     "program_guard",
     "switch_main_program",
+    "register_program_wrapper",
     "switch_startup_program",
+    "unwrap_program",
 ]
 
 
@@ -121,12 +124,15 @@ class Block:
         self.program._bump()
         return v
 
-    def create_parameter(self, name, shape, dtype, trainable=True, optimize_attr=None,
-                         regularizer=None, need_clip=True, **_ignored):
+    def add_parameter(self, name, shape, dtype, trainable=True, optimize_attr=None,
+                      regularizer=None, need_clip=True, **_ignored):
+        """A new Parameter variable of this block (an existing Parameter of the same name is
+        returned). Only the variable: :func:`core.parameter.create_parameter` also
+        initialises it."""
         old = self.vars.get(name)
         if old is not None:
             if not isinstance(old, Parameter):
-                raise ValueError(f"create_parameter: '{name}' already names a non-parameter "
+                raise ValueError(f"add_parameter: '{name}' already names a non-parameter "
                                  f"variable in block {self.idx}")
             return old
         p = Parameter(self, name, shape, dtype, trainable=trainable,
@@ -134,6 +140,9 @@ class Block:
         self.vars[name] = p
         self.program._bump()
         return p
+
+    #: Paddle's spelling of :meth:`add_parameter` on a Block
+    create_parameter = add_parameter
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, role=None, origin=None):
         op = Operator(self, type, inputs, outputs, attrs,
@@ -249,8 +258,6 @@ class Program:
     def clone(self, for_test=False):
         """A deep copy. ``for_test``: without backward/optimize ops, and ``is_test=True`` on
         the ops that have that attribute (dropout, batch_norm, while loops)."""
-        from .clone import clone_program
-
         return clone_program(self, for_test)
 
     def __repr__(self):
@@ -264,6 +271,26 @@ class Program:
 
 
 _programs = {"main": Program(), "startup": Program()}
+
+# Classes wrapping a Program whose ``program`` property is the Program to run or build
+# (``CompiledProgram`` registers itself from core.static.compiled, which imports this module).
+_program_wrappers = []
+
+
+def register_program_wrapper(cls):
+    """Accept instances of ``cls`` wherever a Program is expected, as ``instance.program``."""
+    if cls not in _program_wrappers:
+        _program_wrappers.append(cls)
+
+
+def unwrap_program(program, api):
+    """The Program inside ``program`` (a Program or a CompiledProgram); a TypeError else."""
+    if isinstance(program, Program):
+        return program
+    if isinstance(program, tuple(_program_wrappers)):
+        return program.program
+    raise TypeError(f"{api}: expected a Program or CompiledProgram, got "
+                    f"{type(program).__name__}")
 
 
 def default_main_program():
@@ -290,8 +317,6 @@ def switch_startup_program(program):
 def program_guard(main_program, startup_program=None):
     """Inside the block ops append to ``main_program`` (and initialisers to
     ``startup_program`` when given)."""
-    from .compiled import unwrap_program
-
     main_program = unwrap_program(main_program, "program_guard")
     if startup_program is not None:
         startup_program = unwrap_program(startup_program, "program_guard")

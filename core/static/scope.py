@@ -11,6 +11,7 @@ import contextlib
 import numpy as np
 
 from ..backend import as_numpy, to_place
+from .eager_types import is_eager_tensor
 
 __all__ = ["LoDTensor", "Scope", "check_recursive_lengths", "global_scope", "scope_guard"]
 
@@ -90,9 +91,7 @@ class LoDTensor:
 
     def set(self, array, place=None):
         """Store ``array`` (copied to ``place`` when given)."""
-        from ..tensor import Tensor
-
-        if isinstance(array, Tensor):
+        if is_eager_tensor(array):
             array = array._data
         elif isinstance(array, LoDTensor):
             array = array._get()

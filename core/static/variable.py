@@ -2,10 +2,12 @@
 fields listed in :mod:`core.static.program`) and :class:`Parameter`, plus the naming rule for
 gradient variables, :func:`names_of` (the Variables or names given to an API, as names) and
 :func:`merge_shape` (the shape of a value that may have either of two shapes). Arithmetic on
-a Variable appends ops (:class:`core.tensor_ops.TensorOps`); asking for its value while the
-program is built is an error that says what to do instead."""
+a Variable appends ops (:class:`core.operator_mixin.TensorOps`, through the dispatcher that
+registers itself there); asking for its value while the program is built is an error that says
+what to do instead."""
+from .. import operator_mixin
 from ..dtypes import convert_dtype
-from ..tensor_ops import TensorOps
+from ..operator_mixin import TensorOps
 
 __all__ = ["GRAD_SUFFIX", "VAR_TYPES", "Parameter", "Variable", "grad_var_name", "merge_shape",
            "names_of"]
@@ -138,9 +140,7 @@ class Variable(TensorOps):
                         "translator.declarative")
 
     def detach(self):
-        from ..dispatch import apply
-
-        out = apply("assign", [self])
+        out = operator_mixin.apply("assign", [self])
         out.stop_gradient = True
         return out
 

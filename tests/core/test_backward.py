@@ -18,7 +18,7 @@ def build(fn):
 
 def _param(name, value):
     value = np.asarray(value, np.float64)
-    return builder.create_parameter(name, list(value.shape), "float64",
+    return builder.append_parameter(name, list(value.shape), "float64",
                                     init=("assign_value", {"shape": list(value.shape),
                                                            "dtype": "float64",
                                                            "values": value.ravel().tolist()}))

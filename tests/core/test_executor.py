@@ -18,7 +18,7 @@ def build(fn):
 
 def _affine():
     x = static.data("x", [None, 3], "float32")
-    w = builder.create_parameter("w_exec", [3, 2], "float32",
+    w = builder.append_parameter("w_exec", [3, 2], "float32",
                                  init=("fill_constant", {"shape": [3, 2], "dtype": "float32",
                                                          "value": 0.5}))
     return x, w, layers.matmul(x, w)

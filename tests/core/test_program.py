@@ -123,7 +123,7 @@ def test_str_lists_blocks_vars_ops_and_origin():
 
 def test_create_parameter_and_global_var_initialise_in_startup():
     def fn():
-        w = builder.create_parameter("w_p", [2, 2], "float32",
+        w = builder.append_parameter("w_p", [2, 2], "float32",
                                      init=("fill_constant", {"shape": [2, 2], "dtype": "float32",
                                                              "value": 3.0}))
         g = static.create_global_var([1], 5.0, "float32", persistable=True, name="gv")
@@ -141,7 +141,7 @@ def test_create_parameter_and_global_var_initialise_in_startup():
 def test_clone_for_test_drops_training_ops_and_sets_is_test():
     def fn():
         x = static.data("x", [None, 4], "float32")
-        w = builder.create_parameter("w_c", [4, 1], "float32",
+        w = builder.append_parameter("w_c", [4, 1], "float32",
                                      init=("fill_constant", {"shape": [4, 1], "dtype": "float32",
                                                              "value": 1.0}))
         h = layers.dropout(layers.matmul(x, w), 0.5)

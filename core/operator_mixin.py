@@ -1,12 +1,34 @@
 """Operators and common methods shared by eager Tensors and static Variables.
 
-Each one applies a registered op through :func:`core.dispatch.apply`, so the same expression
-computes now in eager mode and appends an operator in static mode.
+Each one applies a registered op through the dispatcher, so the same expression computes now
+in eager mode and appends an operator in static mode. This module sits below both the static
+IR and the eager side: the functions it calls are registered by the modules above it when
+they are imported (:func:`register`): ``apply`` by :mod:`core.dispatch`, ``getitem`` and
+``setitem`` by :mod:`core.indexing`, ``reshape`` by :mod:`core.layers.shape`.
 """
-from .dispatch import apply
-from .indexing import getitem, setitem
+from .dtypes import dtype_name
 
-__all__ = ["TensorOps"]
+__all__ = ["TensorOps", "register"]
+
+_HOOKS = ("apply", "getitem", "setitem", "reshape")
+
+
+def _unregistered(*args, **kwargs):
+    raise RuntimeError("tensor operators need core's dispatcher, which registers itself when "
+                       "core is imported: import core first")
+
+
+# The registered functions, module globals so that each operator finds them at call time.
+apply = getitem = setitem = reshape = _unregistered
+
+
+def register(**hooks):
+    """Set the functions the operators call: ``apply(op_type, inputs, attrs=None)``,
+    ``getitem(x, index)``, ``setitem(x, index, value)`` and ``reshape(x, shape)``."""
+    for name, fn in hooks.items():
+        if name not in _HOOKS:
+            raise ValueError(f"register(): unknown hook {name!r}; expected one of {_HOOKS}")
+        globals()[name] = fn
 
 
 def _axes(axis):
@@ -141,8 +163,6 @@ class TensorOps:
         return _reduce("reduce_prod", self, axis, keepdim)
 
     def reshape(self, shape):
-        from .layers.shape import reshape
-
         return reshape(self, shape)
 
     def transpose(self, perm):
@@ -183,8 +203,6 @@ class TensorOps:
                      {"start_axis": int(start_axis), "stop_axis": int(stop_axis)})
 
     def cast(self, dtype):
-        from .dtypes import dtype_name
-
         return apply("cast", [self], {"out_dtype": dtype_name(dtype)})
 
     def astype(self, dtype):
