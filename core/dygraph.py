@@ -7,6 +7,7 @@
 import sys
 
 from . import dygraph_base as base
+from . import io
 from .autograd import no_grad
 from .distributed import parallel
 from .distributed.parallel import DataParallel, Env, ParallelStrategy, prepare_context
@@ -83,16 +84,12 @@ def disable_dygraph():
 def save_dygraph(state_dict, model_path):
     """Save a Layer's (``.pdparams``) or an optimizer's (``.pdopt``) state dict at prefix
     ``model_path``."""
-    from . import io
-
     return io.save(state_dict, model_path)
 
 
 def load_dygraph(model_path):
     """``(param_dict, optimizer_dict)`` saved at prefix ``model_path`` (None for an absent
     file)."""
-    from . import io
-
     return io.load(model_path)
 
 

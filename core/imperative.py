@@ -1,4 +1,5 @@
 """``core.imperative``: the 2.0-alpha ``paddle.imperative`` namespace."""
+from . import io
 from .autograd import no_grad
 from .distributed.env import ParallelEnv
 from .distributed.parallel import DataParallel, ParallelStrategy, prepare_context
@@ -27,13 +28,9 @@ def enabled():
 def save(state_dict, model_path):
     """:func:`core.io.save`: a Layer's state dict to ``.pdparams``, an optimizer's to
     ``.pdopt``."""
-    from . import io
-
     return io.save(state_dict, model_path)
 
 
 def load(model_path):
     """:func:`core.io.load`: ``(param_dict, optimizer_dict)``."""
-    from . import io
-
     return io.load(model_path)

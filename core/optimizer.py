@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from . import mode as _mode
+from . import unique_name
 from .autograd import no_grad
 from .backend import to_place
 from .clip import GradientClipBase
@@ -29,6 +30,8 @@ from .dispatch import apply
 from .dtypes import dtype_name
 from .lr import LRScheduler
 from .regularizer import L2Decay, WeightDecayRegularizer, append_regularization
+from .static import backward, builder
+from .tensor import Parameter, Tensor
 
 __all__ = [
     "SGD",
@@ -53,8 +56,6 @@ _LR_KEY = "LR_Scheduler"
 
 def _eager_params_of(loss):
     """The trainable eager Parameters the tape of ``loss`` reaches (in first-seen order)."""
-    from .tensor import Parameter
-
     seen, found, stack = set(), [], [loss]
     while stack:
         t = stack.pop()
@@ -134,9 +135,6 @@ class Optimizer:
         return lr if factor == 1.0 else apply("scale", [lr], {"scale": factor})
 
     def _static_lr_var(self, param):
-        from . import unique_name
-        from .static import builder
-
         program = param.block.program
         var = self._static_lr.get(id(program))
         if var is None:
@@ -163,15 +161,11 @@ class Optimizer:
         name = f"{param.name}_{acc}_0"
         shape = list(param.shape) if shape is None else list(shape)
         if _mode.in_dynamic_mode():
-            from .tensor import Tensor
-
             value = np.full(shape, fill, dtype=param.dtype)
             if name in self._pending:
                 value = _checked_value(self._pending.pop(name), name, shape, param.dtype)
             t = Tensor(to_place(value, param.place), name=name, persistable=True)
         else:
-            from .static import builder
-
             t = builder.create_global_var(name=name, shape=shape, dtype=dtype_name(param.dtype),
                                           value=float(fill), persistable=True)
         store[param.name] = t
@@ -222,8 +216,6 @@ class Optimizer:
         return list(block.ops[start:])
 
     def _eager_params_grads(self, params):
-        from .tensor import Tensor
-
         pairs = []
         for p in params:
             if not getattr(p, "trainable", True) or p._grad is None:
@@ -242,8 +234,6 @@ class Optimizer:
                                      "given and the loss depends on no trainable parameter")
             self.apply_gradients(self._eager_params_grads(params))
             return [], None
-        from .static import backward, builder
-
         params_grads = backward.append_backward(loss, params, no_grad_set)
         params_grads = [(p, g) for p, g in params_grads if g is not None]
         with builder.op_role_guard("optimize", loss.block.program):

@@ -1,5 +1,6 @@
 """``ParamAttr``: how a layer should create one of its parameters."""
 from .initializer import Initializer
+from .regularizer import WeightDecayRegularizer
 
 __all__ = ["ParamAttr"]
 
@@ -31,8 +32,6 @@ class ParamAttr:
         """Normalise a layer's ``param_attr`` / ``bias_attr`` argument: None gives defaults, a
         str is a name, an initializer or regularizer fills that field, ``False`` stays False
         (no parameter)."""
-        from .regularizer import WeightDecayRegularizer
-
         if arg is None:
             return ParamAttr()
         if arg is False:

@@ -15,6 +15,7 @@ import queue
 import random as _pyrandom
 import threading
 import traceback
+from .random import get_seed
 
 __all__ = ["batch"]
 
@@ -52,8 +53,6 @@ def shuffle(reader, buf_size, seed=None):
     if isinstance(buf_size, bool) or not isinstance(buf_size, int) or buf_size <= 0:
         raise ValueError(f"shuffle(): 'buf_size' must be a positive int, got {buf_size!r}")
     if seed is None:
-        from .random import get_seed
-
         seed = get_seed()
     rng = _pyrandom.Random(seed)
 

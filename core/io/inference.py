@@ -3,8 +3,9 @@ persistable variables it reads as one atomic directory save; ``load_inference_mo
 back, checking the program and each value first. See docs/model_format.md."""
 import os
 
-from ..serialization import DirectoryReader, DirectoryWriter, ModelFormatError
+from ..serialization import DirectoryReader, DirectoryWriter, ModelFormatError, check_header
 from ..static.prune import prune_for_inference
+from ..static.serialize import program_from_dict, program_to_dict
 from ..static.variable import names_of
 from .variables import (assign_values, is_persistable, place_of, program_of, read_vars,
                         scope_of, values_from_scope)
@@ -33,8 +34,6 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         saved = prune_for_inference(program, feeds, fetches)
     else:
         saved = program.clone()
-    from ..static.serialize import program_to_dict
-
     persistables = [v for v in saved.global_block().vars.values() if is_persistable(v)]
     values = {} if program_only else values_from_scope(persistables, scope_of(scope), api)
     doc = {"format": INFERENCE_FORMAT, "version": 1, "feed_target_names": feeds,
@@ -54,9 +53,6 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
                          scope=None):
     """``[program, feed_target_names, fetch_targets]`` from a :func:`save_inference_model`
     directory; the parameters are checked against the program and put into the scope."""
-    from ..serialization import check_header
-    from ..static.serialize import program_from_dict
-
     reader = DirectoryReader(dirname)
     name = model_filename or MODEL_FILENAME
     where = os.path.join(os.fspath(dirname), name)

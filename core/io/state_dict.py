@@ -20,6 +20,9 @@ import os
 import re
 
 from ..serialization import ModelFormatError, load_tree, save_tree
+from ..static.program import Variable
+from ..static.scope import global_scope
+from ..tensor import Parameter
 
 __all__ = ["OPT_SUFFIX", "PARAMS_SUFFIX", "load", "save"]
 
@@ -32,8 +35,6 @@ _ACCUMULATOR = re.compile(r"_(moment1|moment2|velocity|beta1_pow_acc|beta2_pow_a
 
 
 def _is_parameter(value):
-    from ..tensor import Parameter
-
     if isinstance(value, Parameter):
         return True
     return type(value).__name__ == "Parameter" and hasattr(value, "block")
@@ -73,11 +74,7 @@ def _suffix_for(state_dict, suffix, kind):
 def _values_of(value):
     """Static Variables (a static-mode Layer's parameters) read their values from the global
     scope."""
-    from ..static.program import Variable
-
     if isinstance(value, Variable):
-        from ..static.scope import global_scope
-
         holder = global_scope().find_var(value.name)
         arr = None if holder is None else holder.get_tensor().array
         if arr is None:

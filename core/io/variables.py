@@ -5,6 +5,9 @@ dtype before putting it there. The helpers here also serve :mod:`core.io.inferen
 import os
 
 from ..serialization import DirectoryReader, DirectoryWriter
+from ..static.compiled import unwrap_program
+from ..static.program import Parameter, default_main_program
+from ..static.scope import global_scope
 
 __all__ = ["is_parameter", "is_persistable", "load_params", "load_persistables", "load_vars",
            "save_params", "save_persistables", "save_vars"]
@@ -16,21 +19,14 @@ def is_persistable(var):
 
 
 def is_parameter(var):
-    from ..static.program import Parameter
-
     return isinstance(var, Parameter)
 
 
 def program_of(main_program, api):
-    from ..static.compiled import unwrap_program
-    from ..static.program import default_main_program
-
     return default_main_program() if main_program is None else unwrap_program(main_program, api)
 
 
 def scope_of(scope):
-    from ..static.scope import global_scope
-
     return global_scope() if scope is None else scope
 
 

@@ -17,8 +17,11 @@ from ..dtypes import dtype_name
 from ..ops.control_flow import assert_message, format_value
 from ..static import structure as _st
 from ..static.analysis import op_reads, op_writes
+from ..static.builder import current_origin
+from ..static.data import data as static_data
 from ..static.program import Variable, scoped_name
 from ..static.variable import merge_shape
+from ..tensor import Tensor
 
 __all__ = [
     "Assert",
@@ -83,8 +86,6 @@ def _const_like(value, dtype=None):
     """``value`` (Python number, ndarray or eager tensor) as a Variable of the current block."""
     if isinstance(value, Variable):
         return value
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         value = value.numpy()
     arr = np.asarray(value)
@@ -180,8 +181,6 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 
 def _origin():
-    from ..static.builder import current_origin
-
     return current_origin()
 
 
@@ -461,8 +460,6 @@ def Assert(cond, data=None, summarize=20, name=None):
 def data(name, shape, dtype="float32", append_batch_size=True, lod_level=0, stop_gradient=True):
     """fluid's ``layers.data``: a feed variable; ``append_batch_size`` prepends an unknown batch
     dim (unless the shape already has an unknown dim). Static mode only."""
-    from ..static.data import data as static_data
-
     if not _static():
         raise RuntimeError(f"layers.data('{name}') declares a feed variable of a static program; "
                            "call core.enable_static() first (in eager mode use to_tensor)")

@@ -13,6 +13,9 @@ import numbers
 from .. import unique_name
 from ..dispatch import apply
 from ..dtypes import dtype_name
+from ..initializer import Constant, Normal
+from ..param_attr import ParamAttr
+from ..parameter import create_parameter
 from ..static.lod import lengths_of, set_lengths
 from .checks import FLOATS, check_type, check_variable
 from .math import apply_act
@@ -73,8 +76,6 @@ def _spatial(input, data_format, api):
 
 
 def _create(shape, dtype, attr, prefix, is_bias=False, default_initializer=None):
-    from ..nn.param import create_parameter
-
     return create_parameter(shape, dtype_name(dtype), attr=attr, is_bias=is_bias,
                             default_initializer=default_initializer, prefix=prefix)
 
@@ -113,8 +114,6 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     pads, dilations = _padding(padding, "padding", api, spatial, (kh, kw), strides, dilations)
     layer = name or unique_name.generate(api)
     std = math.sqrt(2.0 / (kh * kw * channels))
-    from ..initializer import Normal
-
     weight = _create([num_filters, channels // groups, kh, kw], input.dtype, param_attr,
                      f"{layer}.w", default_initializer=Normal(0.0, std))
     out = apply("conv2d", [input, weight],
@@ -177,9 +176,6 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
         raise ValueError(f"{api}(): the channel dim of 'input' must be known, got {shape}")
     if not 0.0 <= float(momentum) <= 1.0:
         raise ValueError(f"{api}(): argument 'momentum' must be in [0, 1], got {momentum}")
-    from ..initializer import Constant
-    from ..param_attr import ParamAttr
-
     layer = name or unique_name.generate(api)
     scale = _create([c], input.dtype, param_attr, f"{layer}.w",
                     default_initializer=Constant(1.0))
@@ -215,8 +211,6 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
         raise ValueError(f"{api}(): the normalised dims {tail} of 'input' (shape {shape}) must "
                          "be known to create the scale and shift")
     size = int(math.prod(tail))
-    from ..initializer import Constant
-
     layer = name or unique_name.generate(api)
     w = _create([size], input.dtype, param_attr, f"{layer}.w",
                 default_initializer=Constant(1.0)) if scale else None

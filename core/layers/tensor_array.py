@@ -11,6 +11,7 @@ from ..dispatch import apply
 from ..dtypes import convert_dtype
 from ..mode import in_dynamic_mode
 from ..static.variable import Variable, merge_shape
+from ..tensor import to_tensor
 
 __all__ = ["array_length", "array_read", "array_write", "create_array", "increment"]
 
@@ -74,7 +75,5 @@ def array_read(array, i):
 def array_length(array):
     """The length of ``array`` as an int64 tensor of shape [1]."""
     if in_dynamic_mode() or not _is_array_var(array):
-        from ..tensor import to_tensor
-
         return to_tensor(np.array([len(array)], dtype=np.int64))
     return apply("array_length", [array])

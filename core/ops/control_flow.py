@@ -22,6 +22,7 @@ values like any other.
 """
 import numpy as np
 
+from ..backend import as_numpy
 from .registry import Meta, OpDef, register_op
 
 __all__ = [
@@ -268,8 +269,6 @@ def format_value(value, name=None, message=None, summarize=20, print_tensor_name
 
 
 def _data_text(a, summarize):
-    from ..backend import as_numpy
-
     flat = as_numpy(a).reshape(-1)
     n = flat.size if summarize is None or summarize < 0 else min(flat.size, summarize)
     text = " ".join(str(v) for v in flat[:n].tolist())

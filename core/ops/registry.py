@@ -24,6 +24,8 @@ The eager tape calls ``forward`` and ``backward`` directly; the static executor 
 import collections
 import copy
 
+from .. import random as _random
+
 __all__ = ["OpDef", "Meta", "KernelContext", "register_op", "get_op", "all_ops", "slot_name",
            "is_list_slot"]
 
@@ -69,8 +71,6 @@ class KernelContext:
 
         def source(xp):
             if not gen:
-                from .. import random as _random
-
                 shared = _random.default_generator(xp)
                 saved = log.get(entry)
                 if saved is None:
@@ -92,8 +92,6 @@ class KernelContext:
     def rng(self):
         """The random generator for this run: a ``numpy.random.Generator`` (or cupy's)."""
         if self._rng_source is None:
-            from .. import random as _random
-
             return _random.default_generator(self.xp)
         return self._rng_source(self.xp)
 
