@@ -1,7 +1,7 @@
 """Functional API: neural-network layers (``paddle.fluid.layers`` signatures).
 
 ``conv2d``, ``batch_norm``, ``layer_norm``, ``embedding`` and ``fc`` create their parameters
-through :func:`core.nn.param.create_parameter` (an eager ``Parameter`` now, or a ``Parameter``
+through :func:`core.parameter.create_parameter` (an eager ``Parameter`` now, or a ``Parameter``
 of the main program plus its initializer in the startup program), named ``<layer>_<n>.w_<k>``
 / ``.b_<k>`` as Paddle names them. ``pool2d`` and ``dropout`` own no parameters. Every
 function checks its arguments first; errors name the function, the argument, what was

@@ -1,7 +1,7 @@
 """Layers (``core.nn``): the ``Layer`` base class, the built-in layers with fluid 1.8 dygraph
 signatures, containers, 2.0-style activation layers, and ``core.nn.functional``.
 
-Layers work in both modes: parameters come from :func:`core.nn.param.create_parameter`
+Layers work in both modes: parameters come from :func:`core.parameter.create_parameter`
 (eager tensors, or Program parameters initialised by the startup program) and ``forward``
 runs ops through :func:`core.dispatch.apply`.
 """
