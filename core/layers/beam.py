@@ -10,9 +10,9 @@ parent_idx)``) and pass the per-step parents to ``beam_search_decode``. On the f
 give every source ``beam_size`` identical rows with ``pre_scores`` 0 for the first and a very
 negative number for the others, so the beam starts from one hypothesis.
 """
+from ..checks import check_variable
 from ..dispatch import apply
 from ..static.variable import Variable
-from .checks import check_variable
 from .shape import reshape, stack
 
 __all__ = ["beam_gather", "beam_search", "beam_search_decode", "gather_tree"]

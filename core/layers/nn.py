@@ -7,34 +7,23 @@ of the main program plus its initializer in the startup program), named ``<layer
 function checks its arguments first; errors name the function, the argument, what was
 expected and what came.
 """
+import functools
 import math
-import numbers
 
 from .. import unique_name
+from ..checks import (FLOATS, apply_act, check_choice, check_int, check_pair, check_probability,
+                      check_type, check_variable)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..static.lod import lengths_of, set_lengths
-from .checks import FLOATS, check_type, check_variable
-from .math import apply_act
 
 __all__ = ["batch_norm", "conv2d", "dropout", "embedding", "fc", "layer_norm", "pool2d"]
 
 
-def _int(value, arg, api, low=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{api}(): argument '{arg}' must be an int, got "
-                        f"{type(value).__name__} ({value!r})")
-    if low is not None and value < low:
-        raise ValueError(f"{api}(): argument '{arg}' must be >= {low}, got {value}")
-    return int(value)
-
-
-def _pair(value, arg, api, low=1):
-    """An int or a list/tuple of two ints as ``[a, b]``, each ``>= low``."""
-    vals = list(value) if isinstance(value, (list, tuple)) else [value, value]
-    if len(vals) != 2:
-        raise ValueError(f"{api}(): argument '{arg}' must be an int or two ints, got {value!r}")
-    return [_int(v, arg, api, low) for v in vals]
+# NOTE: as in Paddle, the fluid functions take exact ints where the 2.0 layers also take
+# integral floats
+_int = functools.partial(check_int, integral_float=False)
+_pair = functools.partial(check_pair, minimum=1, integral_float=False)
 
 
 def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
@@ -55,14 +44,12 @@ def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
         return pads, [1, 1]  # NOTE: Paddle resets the dilation to 1 under 'SAME'
     if isinstance(value, (list, tuple)) and len(value) == 4:
         return [_int(v, arg, api, 0) for v in value], list(dilations)
-    return _pair(value, arg, api, 0), list(dilations)
+    return _pair(value, arg, api, minimum=0), list(dilations)
 
 
 def _spatial(input, data_format, api):
     """``(channels, [H, W])`` of a 4-D input in ``data_format``."""
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f"{api}(): argument 'data_format' must be 'NCHW' or 'NHWC', got "
-                         f"{data_format!r}")
+    check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
     shape = list(input.shape)
     if len(shape) != 4:
         raise ValueError(f"{api}(): argument 'input' must be a 4-D tensor ({data_format}), got "
@@ -133,9 +120,7 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
     api = "pool2d"
     check_variable(input, "input", api, FLOATS)
     _, spatial = _spatial(input, data_format, api)
-    if pool_type not in ("max", "avg"):
-        raise ValueError(f"{api}(): argument 'pool_type' must be 'max' or 'avg', got "
-                         f"{pool_type!r}")
+    check_choice(pool_type, "pool_type", ("max", "avg"), api)
     global_pooling = bool(check_type(global_pooling, "global_pooling", bool, api))
     if global_pooling:
         ksize, strides, pads = [1, 1], [1, 1], [0, 0]
@@ -166,9 +151,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     api = "batch_norm"
     check_variable(input, "input", api, FLOATS)
     shape = list(input.shape)
-    if data_layout not in ("NCHW", "NHWC"):
-        raise ValueError(f"{api}(): argument 'data_layout' must be 'NCHW' or 'NHWC', got "
-                         f"{data_layout!r}")
+    check_choice(data_layout, "data_layout", ("NCHW", "NHWC"), api)
     if len(shape) < 2:
         raise ValueError(f"{api}(): argument 'input' must have rank >= 2 ([N, C, ...]), got "
                          f"shape {shape}")
@@ -232,16 +215,11 @@ def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     ``dropout`` op for the two implementations). ``seed`` fixes the mask."""
     api = "dropout"
     check_variable(x, "x", api, FLOATS)
-    if isinstance(dropout_prob, bool) or not isinstance(dropout_prob, numbers.Real) or \
-            not 0.0 <= float(dropout_prob) <= 1.0:
-        raise ValueError(f"{api}(): argument 'dropout_prob' must be a number in [0, 1], got "
-                         f"{dropout_prob!r}")
-    if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
-        raise ValueError(f"{api}(): argument 'dropout_implementation' must be "
-                         f"'downgrade_in_infer' or 'upscale_in_train', got "
-                         f"{dropout_implementation!r}")
+    dropout_prob = check_probability(dropout_prob, "dropout_prob", api)
+    check_choice(dropout_implementation, "dropout_implementation",
+                 ("downgrade_in_infer", "upscale_in_train"), api)
     seed = 0 if seed is None else _int(seed, "seed", api, 0)
-    outs = apply("dropout", [x], {"dropout_prob": float(dropout_prob), "is_test": bool(is_test),
+    outs = apply("dropout", [x], {"dropout_prob": dropout_prob, "is_test": bool(is_test),
                                   "seed": seed,
                                   "dropout_implementation": dropout_implementation})
     return outs[0]
@@ -335,9 +313,7 @@ def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name
     columns."""
     api = "adaptive_pool2d"
     check_variable(input, "input", api, FLOATS)
-    if pool_type not in ("max", "avg"):
-        raise ValueError(f"{api}(): argument 'pool_type' must be 'max' or 'avg', got "
-                         f"{pool_type!r}")
+    check_choice(pool_type, "pool_type", ("max", "avg"), api)
     if require_index:
         raise ValueError(f"{api}(): require_index=True (the max positions) is not supported")
     if len(input.shape) != 4:

@@ -9,11 +9,11 @@ found for a ``data(..., lod_level=1)`` variable, an eager LoD tensor passed as `
 """
 import numpy as np
 
+from ..checks import FLOATS, check_choice, check_variable, is_variable_like
 from ..dispatch import apply
 from ..mode import in_dynamic_mode
 from ..ops.sequence import POOL_TYPES
 from ..static.lod import LoDTensor, lengths_of, pad_rows, set_lengths
-from .checks import FLOATS, check_variable, is_variable_like
 from .creation import assign, create_parameter
 
 __all__ = ["chunk_eval", "crf_decoding", "linear_chain_crf", "sequence_expand",
@@ -235,9 +235,7 @@ def chunk_eval(input, label, chunk_scheme, num_chunk_types, excluded_chunk_types
     if len(x.shape) == 3 and x.shape[2] == 1:
         x = apply("squeeze", [x], {"axes": [2]})
     schemes = ("IOB", "IOE", "IOBES", "plain")
-    if chunk_scheme not in schemes:
-        raise ValueError(f"{api}(): 'chunk_scheme' must be one of {list(schemes)}, got "
-                         f"{chunk_scheme!r}")
+    check_choice(chunk_scheme, "chunk_scheme", schemes, api)
     excluded = [int(t) for t in (excluded_chunk_types or [])]
     return tuple(apply("chunk_eval", [x, label, seq_length],
                        {"chunk_scheme": chunk_scheme, "num_chunk_types": int(num_chunk_types),
