@@ -8,19 +8,19 @@ description used as is (``'conv2d()'``, ``'Linear (linear_0)'``). Bad types rais
 ``TypeError``, bad values of the right type ``ValueError``. Each check returns the value in its
 canonical form (a Python int, a normalised axis, ...).
 
-This module sits on the stair of the functional API: it imports the op registry, dtypes and
-the eager dispatch (for :func:`apply_act`), nothing above.
+This module imports only dtypes and the op registry (for :func:`check_act`), so any stair
+from the eager tensor up may use it. ``core.layers.activation.apply_act`` applies an ``act=``
+checked here.
 """
 import numbers
 
 import numpy as np
 
-from .dispatch import apply
 from .dtypes import convert_dtype
 from .ops.activation import ACTIVATIONS
 from .ops.registry import get_op
 
-__all__ = ["FLOATS", "apply_act", "check_act", "check_axis", "check_bool", "check_choice",
+__all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice",
            "check_dtype", "check_float_input", "check_int", "check_number", "check_pair",
            "check_probability", "check_type", "check_variable", "is_int", "is_variable_like"]
 
@@ -93,7 +93,10 @@ def check_type(value, arg, types, api):
 
 def check_bool(value, arg, api):
     """``value`` (a Python or numpy bool) as a Python bool."""
-    return bool(check_type(value, arg, _BOOLS, api))
+    if not isinstance(value, _BOOLS):
+        raise TypeError(f"{_where(api)}: argument '{arg}' must be a bool, got "
+                        f"{type(value).__name__} ({value!r})")
+    return bool(value)
 
 
 def check_number(value, arg, api):
@@ -197,10 +200,3 @@ def check_act(act, api):
                          f"activation op, one of {list(ACTIVATIONS)} (or another registered "
                          f"unary op), got {act!r}") from None
     return act
-
-
-def apply_act(x, act, api):
-    """``x`` passed through the activation op ``act`` (None: ``x`` unchanged)."""
-    if act is None:
-        return x
-    return apply(check_act(act, api), [x])

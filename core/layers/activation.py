@@ -2,7 +2,8 @@
 
 Each takes a floating Tensor/Variable and returns one of the same shape and dtype.
 """
-from ..checks import FLOATS, check_axis, check_bool, check_int, check_number, check_variable
+from ..checks import (FLOATS, check_act, check_axis, check_bool, check_int, check_number,
+                      check_variable)
 from ..dispatch import apply
 
 __all__ = ["relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "softplus",
@@ -12,6 +13,14 @@ __all__ = ["relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "sof
 def _act(op_type, x, attrs=None, arg="x"):
     check_variable(x, arg, op_type, dtypes=FLOATS)
     return apply(op_type, [x], attrs)
+
+
+def apply_act(x, act, api):
+    """``x`` passed through the activation op ``act`` (a name such as ``'relu'``; None:
+    ``x`` unchanged): the ``act=`` of the fluid functions and the built-in layers."""
+    if act is None:
+        return x
+    return apply(check_act(act, api), [x])
 
 
 def _float(value, arg, api):

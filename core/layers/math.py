@@ -7,12 +7,12 @@ current block in static mode. ``act=`` names an activation op applied to the res
 """
 import numpy as np
 
-from ..checks import (apply_act, check_bool, check_number, check_type, check_variable,
-                      is_variable_like)
+from ..checks import check_bool, check_number, check_type, check_variable, is_variable_like
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..ops._shapes import ShapeError
 from ..ops.math import flat2d, matmul_shape
+from .activation import apply_act
 
 __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
            "elementwise_pow", "elementwise_max", "elementwise_min", "elementwise_mod",

@@ -11,11 +11,12 @@ import functools
 import math
 
 from .. import unique_name
-from ..checks import (FLOATS, apply_act, check_choice, check_int, check_pair, check_probability,
-                      check_type, check_variable)
+from ..checks import (FLOATS, check_choice, check_int, check_pair, check_probability, check_type,
+                      check_variable)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..static.lod import lengths_of, set_lengths
+from .activation import apply_act
 
 __all__ = ["batch_norm", "conv2d", "dropout", "embedding", "fc", "layer_norm", "pool2d"]
 
@@ -158,8 +159,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     c = shape[1] if data_layout == "NCHW" else shape[-1]
     if c < 0:
         raise ValueError(f"{api}(): the channel dim of 'input' must be known, got {shape}")
-    if not 0.0 <= float(momentum) <= 1.0:
-        raise ValueError(f"{api}(): argument 'momentum' must be in [0, 1], got {momentum}")
+    momentum = check_probability(float(momentum), "momentum", api)
     from ..initializer import Constant
     from ..param_attr import ParamAttr
 
@@ -175,7 +175,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                                               initializer=Constant(1.0), trainable=False,
                                               do_model_average=avg), f"{layer}.w")
     outs = apply("batch_norm", [input, scale, bias, mean, var],
-                 {"momentum": float(momentum), "epsilon": float(epsilon),
+                 {"momentum": momentum, "epsilon": float(epsilon),
                   "is_test": bool(is_test), "data_layout": data_layout,
                   "use_global_stats": bool(use_global_stats)},
                  outputs={1: mean, 2: var})
@@ -301,9 +301,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None
     check_variable(label, "label", "label_smooth", FLOATS)
     if prior_dist is not None:
         check_variable(prior_dist, "prior_dist", "label_smooth", FLOATS)
-    eps = float(epsilon)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 

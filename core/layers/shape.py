@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from .. import mode as _mode
-from ..checks import apply_act, check_axis, check_type, check_variable, is_int, is_variable_like
+from ..checks import check_act, check_axis, check_type, check_variable, is_int, is_variable_like
 from ..dispatch import apply
 from ..ops._shapes import ShapeError
 from ..ops.indexing import check_scatter_updates
@@ -89,7 +89,7 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     else:
         _shape_error("reshape", "shape", reshape_target, x.shape, dims)
         out = apply("reshape", [x], {"shape": dims})
-    return apply_act(out, act or None, "reshape")
+    return apply(check_act(act, "reshape"), [out]) if act else out
 
 
 def transpose(x, perm, name=None):

@@ -1,8 +1,9 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout``, ``Flatten`` (fluid 1.8 dygraph
 signatures)."""
-from ..checks import apply_act, check_choice, check_float_input, check_int, check_probability
+from ..checks import check_choice, check_float_input, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Xavier
+from ..layers.activation import apply_act
 from .functional import first_output
 from .layer import Layer
 

@@ -1,8 +1,9 @@
 """Convolution and pooling layers: ``Conv2D``, ``Pool2D`` (fluid 1.8 dygraph signatures,
 NCHW)."""
-from ..checks import apply_act, check_choice, check_float_input, check_int, check_pair
+from ..checks import check_choice, check_float_input, check_int, check_pair
 from ..dispatch import apply
 from ..initializer import Normal
+from ..layers.activation import apply_act
 from ..mode import in_dynamic_mode
 from .layer import Layer
 

@@ -1,6 +1,6 @@
 """``core.nn.functional``: the 2.0 spellings of the ops, calling the same kernels as
 ``core.layers`` and the built-in layers. Each works in eager and static mode."""
-from ..checks import check_choice, check_int, check_pair
+from ..checks import check_choice, check_int, check_pair, check_probability
 from ..dispatch import apply
 from ..dtypes import convert_dtype, dtype_name
 
@@ -104,9 +104,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     if mode not in modes:
         raise ValueError(f"dropout(): 'mode' must be 'upscale_in_train' or "
                          f"'downscale_in_infer', got {mode!r}")
-    if not 0.0 <= float(p) <= 1.0:
-        raise ValueError(f"dropout(): 'p' must be in [0, 1], got {p}")
-    attrs = {"dropout_prob": float(p), "is_test": not training, "seed": 0,
+    p = check_probability(float(p), "p", "dropout")
+    attrs = {"dropout_prob": p, "is_test": not training, "seed": 0,
              "dropout_implementation": modes[mode]}
     return first_output(apply("dropout", [x], attrs))
 
@@ -273,9 +272,7 @@ def swish(x, name=None):
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """``(1 - epsilon) * label + epsilon * prior_dist`` (uniform prior by default)."""
-    eps = float(epsilon)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 

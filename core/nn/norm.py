@@ -1,9 +1,10 @@
 """Normalisation layers: ``BatchNorm`` and ``LayerNorm`` (fluid 1.8 dygraph signatures)."""
 import numpy as np
 
-from ..checks import apply_act, check_choice, check_float_input, check_int
+from ..checks import check_choice, check_float_input, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Constant
+from ..layers.activation import apply_act
 from ..param_attr import ParamAttr
 from .functional import first_output
 from .layer import Layer
@@ -28,8 +29,7 @@ class BatchNorm(Layer):
                  trainable_statistics=False):
         super().__init__(dtype=dtype)
         check_choice(data_layout, "data_layout", ("NCHW", "NHWC"), "BatchNorm")
-        if not 0.0 <= momentum <= 1.0:
-            raise ValueError(f"BatchNorm: 'momentum' must be in [0, 1], got {momentum}")
+        momentum = check_probability(momentum, "momentum", "BatchNorm")
         c = check_int(num_channels, "num_channels", "BatchNorm", minimum=1)
         self._num_channels, self._act, self._is_test = c, act, bool(is_test)
         self._momentum, self._epsilon = float(momentum), float(epsilon)
