@@ -48,19 +48,19 @@ class Embedding(Layer):
                  param_attr=None, dtype="float32"):
         super().__init__(dtype=dtype)
         if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2:
-            raise TypeError(f"Embedding: 'size' must be [vocab_size, embedding_dim], got "
-                            f"{size!r}")
+            raise TypeError(f"Embedding(): argument 'size' must be [vocab_size, embedding_dim], "
+                            f"got {size!r}")
         size = [check_int(s, "size", "Embedding") for s in size]
         if min(size) <= 0:
-            raise ValueError(f"Embedding: 'size' must be [vocab_size, embedding_dim] with both "
-                             f"> 0, got {size}")
+            raise ValueError(f"Embedding(): argument 'size' must be [vocab_size, embedding_dim] "
+                             f"with both > 0, got {size}")
         if padding_idx is None:
             padding_idx = -1
         else:
             padding_idx = check_int(padding_idx, "padding_idx", "Embedding")
             if not -size[0] <= padding_idx < size[0]:
-                raise ValueError(f"Embedding: 'padding_idx' must be in [{-size[0]}, {size[0]}), "
-                                 f"got {padding_idx}")
+                raise ValueError(f"Embedding(): argument 'padding_idx' must be in [{-size[0]}, "
+                                 f"{size[0]}), got {padding_idx}")
             padding_idx = padding_idx % size[0]
         self._size, self._padding_idx, self._is_sparse = size, padding_idx, bool(is_sparse)
         self.weight = self.create_parameter(size, param_attr, dtype, is_bias=False,

@@ -26,7 +26,7 @@ class Conv2D(Layer):
         num_channels = check_int(num_channels, "num_channels", "Conv2D", minimum=1)
         num_filters = check_int(num_filters, "num_filters", "Conv2D", minimum=1)
         if num_channels % groups or num_filters % groups:
-            raise ValueError(f"Conv2D: 'groups'={groups} must divide num_channels="
+            raise ValueError(f"Conv2D(): argument 'groups'={groups} must divide num_channels="
                              f"{num_channels} and num_filters={num_filters}")
         self._num_channels, self._num_filters, self._groups = num_channels, num_filters, groups
         self._filter_size = check_pair(filter_size, "filter_size", "Conv2D", minimum=1)
@@ -76,7 +76,8 @@ class Pool2D(Layer):
         super().__init__()
         check_choice(pool_type, "pool_type", ("max", "avg"), "Pool2D")
         if not global_pooling and pool_size == -1:
-            raise ValueError("Pool2D: 'pool_size' must be given unless global_pooling=True")
+            raise ValueError("Pool2D(): argument 'pool_size' must be given unless "
+                             "global_pooling=True")
         self._pool_type, self._global = pool_type, bool(global_pooling)
         self._pool_size = check_pair(pool_size, "pool_size", "Pool2D",
                                minimum=None if global_pooling else 1)

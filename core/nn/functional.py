@@ -97,12 +97,12 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     """Zeroes elements with probability ``p`` while ``training``; ``mode`` is
     ``'upscale_in_train'`` (2.0 default) or ``'downscale_in_infer'``."""
     if axis is not None:
-        raise ValueError("dropout(): 'axis' (dropping whole slices) is not supported; pass "
-                         "axis=None")
+        raise ValueError("dropout(): argument 'axis' (dropping whole slices) is not supported; "
+                         "pass axis=None")
     modes = {"upscale_in_train": "upscale_in_train", "downscale_in_infer": "downgrade_in_infer",
              "downgrade_in_infer": "downgrade_in_infer"}
     if mode not in modes:
-        raise ValueError(f"dropout(): 'mode' must be 'upscale_in_train' or "
+        raise ValueError(f"dropout(): argument 'mode' must be 'upscale_in_train' or "
                          f"'downscale_in_infer', got {mode!r}")
     p = check_probability(float(p), "p", "dropout")
     attrs = {"dropout_prob": p, "is_test": not training, "seed": 0,
@@ -206,7 +206,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                divisor_override=None, data_format="NCHW", name=None):
     """Average pooling; ``exclusive`` leaves padding out of the divisor."""
     if divisor_override is not None:
-        raise ValueError("avg_pool2d(): 'divisor_override' is not supported")
+        raise ValueError("avg_pool2d(): argument 'divisor_override' is not supported")
     return _pool(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive, data_format,
                  "avg_pool2d")
 

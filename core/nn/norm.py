@@ -75,7 +75,7 @@ class LayerNorm(Layer):
             normalized_shape = [normalized_shape]
         self._shape = [check_int(s, "normalized_shape", "LayerNorm") for s in normalized_shape]
         if not self._shape or min(self._shape) <= 0:
-            raise ValueError(f"LayerNorm: 'normalized_shape' must be positive ints, got "
+            raise ValueError(f"LayerNorm(): argument 'normalized_shape' must be positive ints, got "
                              f"{normalized_shape}")
         self._epsilon, self._act = float(epsilon), act
         n = [int(np.prod(self._shape))]
