@@ -5,11 +5,12 @@ Every error names the API, the argument, what was expected and what was given, a
 ``conv2d(): argument 'stride' must be >= 1, got 0``; it is raised at the call, so the traceback
 ends at the user's line. ``api`` is a function name (``'conv2d'``, shown as ``conv2d()``) or a
 description used as is (``'conv2d()'``, ``'Linear (linear_0)'``). Bad types raise
-``TypeError``, bad values of the right type ``ValueError``. Each check returns the value in its
-canonical form (a Python int, a normalised axis, ...).
+``TypeError``, bad values of the right type ``ValueError`` (:func:`check_probability` says
+``ValueError`` for anything outside [0, 1]). Each check returns the value in its canonical
+form (a Python int, a normalised axis, ...).
 
-This module imports only dtypes and the op registry (for :func:`check_act`), so any stair
-from the eager tensor up may use it. ``core.layers.activation.apply_act`` applies an ``act=``
+This module imports only dtypes and the op registry (for :func:`check_act`): nothing above
+the ops, so it joins no import cycle. ``core.layers.activation.apply_act`` applies an ``act=``
 checked here.
 """
 import numbers
@@ -20,8 +21,8 @@ from .dtypes import convert_dtype
 from .ops.activation import ACTIVATIONS
 from .ops.registry import get_op
 
-__all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice",
-           "check_dtype", "check_float_input", "check_int", "check_number", "check_pair",
+__all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice", "check_dtype",
+           "check_float_input", "check_index", "check_int", "check_number", "check_pair",
            "check_probability", "check_type", "check_variable", "is_int", "is_variable_like"]
 
 FLOATS = (np.float16, np.float32, np.float64)
@@ -184,6 +185,16 @@ def check_axis(axis, rank, arg, api):
         raise ValueError(f"{_where(api)}: argument '{arg}'={axis} is out of range for a tensor "
                          f"of rank {rank}")
     return axis % max(rank, 1)
+
+
+def check_index(index, size, arg, api, what="entries", integral_float=True):
+    """``index`` (an int as for :func:`check_int`) into ``size`` entries (``what`` they are,
+    for the message), negative counting from the end, as an index in ``[0, size)``."""
+    i = check_int(index, arg, api, integral_float=integral_float)
+    if not -size <= i < size:
+        raise ValueError(f"{_where(api)}: argument '{arg}' must be in [{-size}, {size}) for "
+                         f"{size} {what}, got {i}")
+    return i % size
 
 
 def check_act(act, api):

@@ -11,8 +11,8 @@ import functools
 import math
 
 from .. import unique_name
-from ..checks import (FLOATS, check_choice, check_int, check_pair, check_probability, check_type,
-                      check_variable)
+from ..checks import (FLOATS, check_choice, check_index, check_int, check_pair, check_probability,
+                      check_type, check_variable)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..static.lod import lengths_of, set_lengths
@@ -240,11 +240,8 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     if padding_idx is None:
         pad = -1
     else:
-        pad = _int(padding_idx, "padding_idx", api)
-        if not -vocab <= pad < vocab:
-            raise ValueError(f"{api}(): argument 'padding_idx'={pad} is out of range for a "
-                             f"vocabulary of {vocab}")
-        pad = pad % vocab
+        pad = check_index(padding_idx, vocab, "padding_idx", api, "vocabulary entries",
+                          integral_float=False)
     weight = _create([vocab, dim], dtype, param_attr, f"{unique_name.generate(api)}.w")
     ids = input
     if len(input.shape) >= 2 and input.shape[-1] == 1:

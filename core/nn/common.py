@@ -1,6 +1,6 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout``, ``Flatten`` (fluid 1.8 dygraph
 signatures)."""
-from ..checks import check_choice, check_float_input, check_int, check_probability
+from ..checks import check_choice, check_float_input, check_index, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Xavier
 from ..layers.activation import apply_act
@@ -57,11 +57,8 @@ class Embedding(Layer):
         if padding_idx is None:
             padding_idx = -1
         else:
-            padding_idx = check_int(padding_idx, "padding_idx", "Embedding")
-            if not -size[0] <= padding_idx < size[0]:
-                raise ValueError(f"Embedding(): argument 'padding_idx' must be in [{-size[0]}, "
-                                 f"{size[0]}), got {padding_idx}")
-            padding_idx = padding_idx % size[0]
+            padding_idx = check_index(padding_idx, size[0], "padding_idx", "Embedding",
+                                      "vocabulary entries")
         self._size, self._padding_idx, self._is_sparse = size, padding_idx, bool(is_sparse)
         self.weight = self.create_parameter(size, param_attr, dtype, is_bias=False,
                                             default_initializer=Xavier())

@@ -138,6 +138,15 @@ def test_check_axis():
         == "f(): argument 'axis'=-4 is out of range for a tensor of rank 3"
 
 
+def test_check_index():
+    assert checks.check_index(-1, 10, "padding_idx", "f") == 9
+    assert checks.check_index(np.int64(3), 10, "padding_idx", "f") == 3
+    assert raises(ValueError, checks.check_index, 10, 10, "padding_idx", "f", "rows") \
+        == "f(): argument 'padding_idx' must be in [-10, 10) for 10 rows, got 10"
+    assert raises(TypeError, checks.check_index, "0", 10, "padding_idx", "f") \
+        == "f(): argument 'padding_idx' must be an int, got str ('0')"
+
+
 def test_check_act_and_apply_act():
     x = t(np.array([-1.0, 2.0], np.float32))
     assert apply_act(x, None, "f") is x
@@ -199,6 +208,15 @@ def test_fc_and_linear_give_the_same_error_for_a_bad_act():
     assert raises(ValueError, L.fc, x, 0) == "fc(): argument 'size' must be >= 1, got 0"
     assert raises(ValueError, core.nn.Linear, 3, 0) \
         == "Linear(): argument 'output_dim' must be >= 1, got 0"
+
+
+def test_embedding_padding_idx_fluid_and_layer_give_the_same_error():
+    ids = t(np.zeros((2, 1), np.int64))
+    fluid = raises(ValueError, L.embedding, ids, [10, 4], padding_idx=-11)
+    layer = raises(ValueError, core.nn.Embedding, [10, 4], padding_idx=-11)
+    assert fluid == ("embedding(): argument 'padding_idx' must be in [-10, 10) for 10 "
+                     "vocabulary entries, got -11")
+    assert layer == fluid.replace("embedding()", "Embedding()")
 
 
 def test_pool_type_and_reduction_choices_read_alike():
