@@ -2,12 +2,9 @@
 
 Each takes a floating Tensor/Variable and returns one of the same shape and dtype.
 """
-import numbers
-
-import numpy as np
-
+from ..checks import (FLOATS, check_act, check_axis, check_bool, check_int, check_number,
+                      check_variable)
 from ..dispatch import apply
-from .checks import FLOATS, check_axis, check_type, check_variable
 
 __all__ = ["relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "softplus",
            "softmax", "log_softmax"]
@@ -18,11 +15,16 @@ def _act(op_type, x, attrs=None, arg="x"):
     return apply(op_type, [x], attrs)
 
 
+def apply_act(x, act, api):
+    """``x`` passed through the activation op ``act`` (a name such as ``'relu'``; None:
+    ``x`` unchanged): the ``act=`` of the fluid functions and the built-in layers."""
+    if act is None:
+        return x
+    return apply(check_act(act, api), [x])
+
+
 def _float(value, arg, api):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
-        raise TypeError(f"{api}(): argument '{arg}' must be a number, got "
-                        f"{type(value).__name__} ({value!r})")
-    return float(value)
+    return float(check_number(value, arg, api))
 
 
 def relu(x, name=None):
@@ -61,8 +63,8 @@ def elu(x, alpha=1.0, name=None):
 def gelu(x, approximate=False, name=None):
     """``x * Phi(x)``, Phi the standard normal CDF (exact, through erf), or the tanh
     approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` when ``approximate``."""
-    check_type(approximate, "approximate", (bool, np.bool_), "gelu")
-    return _act("gelu", x, {"approximate": bool(approximate)})
+    approximate = check_bool(approximate, "approximate", "gelu")
+    return _act("gelu", x, {"approximate": approximate})
 
 
 def softplus(x, name=None):
@@ -72,9 +74,7 @@ def softplus(x, name=None):
 
 def _softmax_like(op_type, input, axis):
     check_variable(input, "input", op_type, dtypes=FLOATS)
-    check_type(axis, "axis", (int, np.integer), op_type)
-    if isinstance(axis, (bool, np.bool_)):
-        raise TypeError(f"{op_type}(): argument 'axis' must be int, got bool ({axis!r})")
+    axis = check_int(axis, "axis", op_type, integral_float=False)
     axis = check_axis(axis, len(input.shape), "axis", op_type)
     return apply(op_type, [input], {"axis": axis})
 

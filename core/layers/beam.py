@@ -10,9 +10,9 @@ parent_idx)``) and pass the per-step parents to ``beam_search_decode``. On the f
 give every source ``beam_size`` identical rows with ``pre_scores`` 0 for the first and a very
 negative number for the others, so the beam starts from one hypothesis.
 """
+from ..checks import check_variable
 from ..dispatch import apply
 from ..static.variable import Variable
-from .checks import check_variable
 from .shape import reshape, stack
 
 __all__ = ["beam_gather", "beam_search", "beam_search_decode", "gather_tree"]
@@ -158,7 +158,7 @@ def beam_gather(x, index):
     check_variable(index, "index", api, _INTS)
     if len(x.shape) < 2 or len(index.shape) != 2 or \
             (x.shape[0] >= 0 and index.shape[0] >= 0 and x.shape[0] != index.shape[0]):
-        raise ValueError(f"beam_gather(): 'x' must be [batch, beam, ...] and 'index' [batch, "
-                         f"beam] with the same batch, got {list(x.shape)} and "
+        raise ValueError(f"beam_gather(): argument 'x' must be [batch, beam, ...] and 'index' "
+                         f"[batch, beam] with the same batch, got {list(x.shape)} and "
                          f"{list(index.shape)}")
     return apply("beam_gather", [x, index])

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import mode as _mode
 from .. import static as _static
+from ..checks import check_int, check_number, check_variable, is_int, is_variable_like
 from ..dispatch import apply
 from ..dtypes import convert_dtype
 from ..ops._shapes import ShapeError
@@ -23,7 +24,6 @@ from ..ops.creation import range_length
 from ..param_attr import ParamAttr
 from ..parameter import create_parameter as _create_parameter
 from ..static import builder as _builder
-from .checks import check_variable, is_variable_like
 
 __all__ = ["fill_constant", "ones", "zeros", "ones_like", "zeros_like", "assign", "range",
            "arange", "linspace", "uniform_random", "gaussian_random", "create_parameter",
@@ -73,7 +73,7 @@ def dynamic_ints(values, arg, api):
             else:
                 ints.append(None)
                 dynamic = True
-        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)):
+        elif not is_int(v):
             raise TypeError(f"{api}(): argument '{arg}' must hold ints or 1-element int "
                             f"tensors, got {list(values)!r} (element {k}: {v!r} of type "
                             f"{type(v).__name__})")
@@ -121,13 +121,9 @@ def _number(value, arg, api, allow_bool=False):
     if is_variable_like(value) and _mode.in_dynamic_mode() and hasattr(value, "numpy") \
             and int(np.prod(value.shape)) == 1:
         value = value.numpy().reshape(()).item()
-    if isinstance(value, (bool, np.bool_)):
-        if allow_bool:
-            return bool(value)
-    elif isinstance(value, (numbers.Real, np.number)):
-        return value.item() if isinstance(value, np.generic) else value
-    raise TypeError(f"{api}(): argument '{arg}' must be a number, got {type(value).__name__} "
-                    f"({value!r})")
+    if allow_bool and isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    return check_number(value, arg, api)
 
 
 def _out(out, arg, api):
@@ -247,9 +243,7 @@ def linspace(start, stop, num, dtype=None, name=None):
 
 
 def _seed(seed, api):
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (numbers.Integral, np.integer)):
-        raise TypeError(f"{api}(): argument 'seed' must be an int, got {type(seed).__name__} "
-                        f"({seed!r})")
+    seed = check_int(seed, "seed", api, integral_float=False)
     if seed < 0:
         raise ValueError(f"{api}(): argument 'seed' must be >= 0 (0: the global generator), "
                          f"got {seed}")

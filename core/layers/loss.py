@@ -5,8 +5,8 @@ axis (``[N, 1]`` for ``[N, D]`` inputs); soft labels are float distributions of 
 shape. Shape and dtype mismatches are reported here, naming the argument and both shapes,
 before any op runs.
 """
+from ..checks import FLOATS, check_axis, check_type, check_variable
 from ..dispatch import apply
-from .checks import FLOATS, check_axis, check_type, check_variable
 
 __all__ = [
     "accuracy",

@@ -5,16 +5,14 @@ Every function checks its arguments (errors name the function, the argument, wha
 expected and what came), then applies the op: at once in eager mode, as an operator of the
 current block in static mode. ``act=`` names an activation op applied to the result.
 """
-import numbers
-
 import numpy as np
 
+from ..checks import check_bool, check_number, check_type, check_variable, is_variable_like
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..ops._shapes import ShapeError
-from ..ops.activation import ACTIVATIONS
 from ..ops.math import flat2d, matmul_shape
-from .checks import check_type, check_variable, is_variable_like
+from .activation import apply_act
 
 __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
            "elementwise_pow", "elementwise_max", "elementwise_min", "elementwise_mod",
@@ -24,38 +22,12 @@ __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise
            "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_xor",
            "logical_not"]
 
-_NUMBER = (numbers.Real, np.number)
-
-
-def _number(value, arg, api):
-    """``value`` as a Python float or int; bools and non-numbers are rejected."""
-    if type(value) is float or type(value) is int:  # the common case, without ABC checks
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, _NUMBER):
-        raise TypeError(f"{api}(): argument '{arg}' must be a number, got "
-                        f"{type(value).__name__} ({value!r})")
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _bool(value, arg, api):
-    return bool(check_type(value, arg, (bool, np.bool_), api))
-
-
-def apply_act(out, act, api):
-    """``out`` passed through activation op ``act`` (a name such as ``'relu'``) when given."""
-    if act is None:
-        return out
-    if not isinstance(act, str) or act not in ACTIVATIONS:
-        raise ValueError(f"{api}(): argument 'act' must be None or one of {list(ACTIVATIONS)}, "
-                         f"got {act!r}")
-    return apply(act, [out])
-
 
 def _operand(y, api):
     """Y of a binary op: a Tensor/Variable or a Python number (a weak scalar)."""
     if is_variable_like(y):
         return y
-    return _number(y, "y", api)
+    return check_number(y, "y", api)
 
 
 def _binary(op_type, x, y, axis, act=None):
@@ -118,9 +90,9 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     result keeps x's dtype."""
     api = "scale"
     check_variable(x, "x", api)
-    attrs = {"scale": float(_number(scale, "scale", api)),
-             "bias": float(_number(bias, "bias", api)),
-             "bias_after_scale": _bool(bias_after_scale, "bias_after_scale", api)}
+    attrs = {"scale": float(check_number(scale, "scale", api)),
+             "bias": float(check_number(bias, "bias", api)),
+             "bias_after_scale": check_bool(bias_after_scale, "bias_after_scale", api)}
     return apply_act(apply("scale", [x], attrs), act, api)
 
 
@@ -193,7 +165,7 @@ def clip(x, min, max, name=None):
     """``x`` limited to ``[min, max]``; the gradient flows where ``min < x < max``."""
     api = "clip"
     check_variable(x, "x", api)
-    lo, hi = float(_number(min, "min", api)), float(_number(max, "max", api))
+    lo, hi = float(check_number(min, "min", api)), float(check_number(max, "max", api))
     if lo > hi:
         raise ValueError(f"clip(): argument 'min' ({lo}) must not exceed 'max' ({hi})")
     return apply("clip", [x], {"min": lo, "max": hi})
@@ -227,9 +199,9 @@ def matmul(x, y, transpose_x=False, transpose_y=False, alpha=1.0, name=None):
     check_variable(y, "y", api)
     _rank_at_least(x, 1, "x", api)
     _rank_at_least(y, 1, "y", api)
-    attrs = {"transpose_X": _bool(transpose_x, "transpose_x", api),
-             "transpose_Y": _bool(transpose_y, "transpose_y", api),
-             "alpha": float(_number(alpha, "alpha", api))}
+    attrs = {"transpose_X": check_bool(transpose_x, "transpose_x", api),
+             "transpose_Y": check_bool(transpose_y, "transpose_y", api),
+             "alpha": float(check_number(alpha, "alpha", api))}
     try:
         matmul_shape(x.shape, y.shape, attrs["transpose_X"], attrs["transpose_Y"])
     except ShapeError as e:

@@ -7,37 +7,27 @@ of the main program plus its initializer in the startup program), named ``<layer
 function checks its arguments first; errors name the function, the argument, what was
 expected and what came.
 """
+import functools
 import math
-import numbers
 
 from .. import unique_name
+from ..checks import (FLOATS, check_choice, check_index, check_int, check_pair, check_probability,
+                      check_type, check_variable)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..initializer import Constant, Normal
 from ..param_attr import ParamAttr
 from ..parameter import create_parameter
 from ..static.lod import lengths_of, set_lengths
-from .checks import FLOATS, check_type, check_variable
-from .math import apply_act
+from .activation import apply_act
 
 __all__ = ["batch_norm", "conv2d", "dropout", "embedding", "fc", "layer_norm", "pool2d"]
 
 
-def _int(value, arg, api, low=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{api}(): argument '{arg}' must be an int, got "
-                        f"{type(value).__name__} ({value!r})")
-    if low is not None and value < low:
-        raise ValueError(f"{api}(): argument '{arg}' must be >= {low}, got {value}")
-    return int(value)
-
-
-def _pair(value, arg, api, low=1):
-    """An int or a list/tuple of two ints as ``[a, b]``, each ``>= low``."""
-    vals = list(value) if isinstance(value, (list, tuple)) else [value, value]
-    if len(vals) != 2:
-        raise ValueError(f"{api}(): argument '{arg}' must be an int or two ints, got {value!r}")
-    return [_int(v, arg, api, low) for v in vals]
+# NOTE: as in Paddle, the fluid functions take exact ints where the 2.0 layers also take
+# integral floats
+_int = functools.partial(check_int, integral_float=False)
+_pair = functools.partial(check_pair, minimum=1, integral_float=False)
 
 
 def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
@@ -58,14 +48,12 @@ def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
         return pads, [1, 1]  # NOTE: Paddle resets the dilation to 1 under 'SAME'
     if isinstance(value, (list, tuple)) and len(value) == 4:
         return [_int(v, arg, api, 0) for v in value], list(dilations)
-    return _pair(value, arg, api, 0), list(dilations)
+    return _pair(value, arg, api, minimum=0), list(dilations)
 
 
 def _spatial(input, data_format, api):
     """``(channels, [H, W])`` of a 4-D input in ``data_format``."""
-    if data_format not in ("NCHW", "NHWC"):
-        raise ValueError(f"{api}(): argument 'data_format' must be 'NCHW' or 'NHWC', got "
-                         f"{data_format!r}")
+    check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
     shape = list(input.shape)
     if len(shape) != 4:
         raise ValueError(f"{api}(): argument 'input' must be a 4-D tensor ({data_format}), got "
@@ -132,9 +120,7 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
     api = "pool2d"
     check_variable(input, "input", api, FLOATS)
     _, spatial = _spatial(input, data_format, api)
-    if pool_type not in ("max", "avg"):
-        raise ValueError(f"{api}(): argument 'pool_type' must be 'max' or 'avg', got "
-                         f"{pool_type!r}")
+    check_choice(pool_type, "pool_type", ("max", "avg"), api)
     global_pooling = bool(check_type(global_pooling, "global_pooling", bool, api))
     if global_pooling:
         ksize, strides, pads = [1, 1], [1, 1], [0, 0]
@@ -165,17 +151,14 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     api = "batch_norm"
     check_variable(input, "input", api, FLOATS)
     shape = list(input.shape)
-    if data_layout not in ("NCHW", "NHWC"):
-        raise ValueError(f"{api}(): argument 'data_layout' must be 'NCHW' or 'NHWC', got "
-                         f"{data_layout!r}")
+    check_choice(data_layout, "data_layout", ("NCHW", "NHWC"), api)
     if len(shape) < 2:
         raise ValueError(f"{api}(): argument 'input' must have rank >= 2 ([N, C, ...]), got "
                          f"shape {shape}")
     c = shape[1] if data_layout == "NCHW" else shape[-1]
     if c < 0:
         raise ValueError(f"{api}(): the channel dim of 'input' must be known, got {shape}")
-    if not 0.0 <= float(momentum) <= 1.0:
-        raise ValueError(f"{api}(): argument 'momentum' must be in [0, 1], got {momentum}")
+    momentum = check_probability(float(momentum), "momentum", api)
     layer = name or unique_name.generate(api)
     scale = _create([c], input.dtype, param_attr, f"{layer}.w",
                     default_initializer=Constant(1.0))
@@ -188,7 +171,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                                               initializer=Constant(1.0), trainable=False,
                                               do_model_average=avg), f"{layer}.w")
     outs = apply("batch_norm", [input, scale, bias, mean, var],
-                 {"momentum": float(momentum), "epsilon": float(epsilon),
+                 {"momentum": momentum, "epsilon": float(epsilon),
                   "is_test": bool(is_test), "data_layout": data_layout,
                   "use_global_stats": bool(use_global_stats)},
                  outputs={1: mean, 2: var})
@@ -226,16 +209,11 @@ def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     ``dropout`` op for the two implementations). ``seed`` fixes the mask."""
     api = "dropout"
     check_variable(x, "x", api, FLOATS)
-    if isinstance(dropout_prob, bool) or not isinstance(dropout_prob, numbers.Real) or \
-            not 0.0 <= float(dropout_prob) <= 1.0:
-        raise ValueError(f"{api}(): argument 'dropout_prob' must be a number in [0, 1], got "
-                         f"{dropout_prob!r}")
-    if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
-        raise ValueError(f"{api}(): argument 'dropout_implementation' must be "
-                         f"'downgrade_in_infer' or 'upscale_in_train', got "
-                         f"{dropout_implementation!r}")
+    dropout_prob = check_probability(dropout_prob, "dropout_prob", api)
+    check_choice(dropout_implementation, "dropout_implementation",
+                 ("downgrade_in_infer", "upscale_in_train"), api)
     seed = 0 if seed is None else _int(seed, "seed", api, 0)
-    outs = apply("dropout", [x], {"dropout_prob": float(dropout_prob), "is_test": bool(is_test),
+    outs = apply("dropout", [x], {"dropout_prob": dropout_prob, "is_test": bool(is_test),
                                   "seed": seed,
                                   "dropout_implementation": dropout_implementation})
     return outs[0]
@@ -256,11 +234,8 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     if padding_idx is None:
         pad = -1
     else:
-        pad = _int(padding_idx, "padding_idx", api)
-        if not -vocab <= pad < vocab:
-            raise ValueError(f"{api}(): argument 'padding_idx'={pad} is out of range for a "
-                             f"vocabulary of {vocab}")
-        pad = pad % vocab
+        pad = check_index(padding_idx, vocab, "padding_idx", api, "vocabulary entries",
+                          integral_float=False)
     weight = _create([vocab, dim], dtype, param_attr, f"{unique_name.generate(api)}.w")
     ids = input
     if len(input.shape) >= 2 and input.shape[-1] == 1:
@@ -317,9 +292,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None
     check_variable(label, "label", "label_smooth", FLOATS)
     if prior_dist is not None:
         check_variable(prior_dist, "prior_dist", "label_smooth", FLOATS)
-    eps = float(epsilon)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 
@@ -329,9 +302,7 @@ def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name
     columns."""
     api = "adaptive_pool2d"
     check_variable(input, "input", api, FLOATS)
-    if pool_type not in ("max", "avg"):
-        raise ValueError(f"{api}(): argument 'pool_type' must be 'max' or 'avg', got "
-                         f"{pool_type!r}")
+    check_choice(pool_type, "pool_type", ("max", "avg"), api)
     if require_index:
         raise ValueError(f"{api}(): require_index=True (the max positions) is not supported")
     if len(input.shape) != 4:

@@ -4,34 +4,26 @@ prod, mean, argmax, argmin and topk.
 ``dim`` is an int, a list of ints, or None for every axis (a reduction over every axis without
 ``keep_dim`` has shape ``[]``). Axes are normalised to non-negative here.
 """
-import numbers
-
-import numpy as np
-
+from ..checks import check_axis, check_bool, check_int, check_variable, is_int
 from ..dispatch import apply
-from .checks import check_axis, check_type, check_variable
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "mean",
            "argmax", "argmin", "topk"]
 
 
-def _is_int(v):
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
 def _reduce(op_type, input, dim, keep_dim):
     check_variable(input, "input", op_type)
-    check_type(keep_dim, "keep_dim", (bool, np.bool_), op_type)
+    keep_dim = check_bool(keep_dim, "keep_dim", op_type)
     rank = len(input.shape)
     if dim is None:
-        return apply(op_type, [input], {"dim": None, "keep_dim": bool(keep_dim),
+        return apply(op_type, [input], {"dim": None, "keep_dim": keep_dim,
                                         "reduce_all": True})
     dims = list(dim) if isinstance(dim, (list, tuple)) else [dim]
-    if not all(_is_int(d) for d in dims):
+    if not all(is_int(d) for d in dims):
         raise TypeError(f"{op_type}(): argument 'dim' must be None, an int or a list of ints, "
                         f"got {dim!r}")
     axes = sorted({check_axis(d, rank, "dim", op_type) for d in dims})
-    return apply(op_type, [input], {"dim": axes, "keep_dim": bool(keep_dim),
+    return apply(op_type, [input], {"dim": axes, "keep_dim": keep_dim,
                                     "reduce_all": len(axes) >= rank})
 
 
@@ -68,9 +60,7 @@ def mean(x, name=None):
 
 def _arg(op_type, x, axis):
     check_variable(x, "x", op_type)
-    if not _is_int(axis):
-        raise TypeError(f"{op_type}(): argument 'axis' must be an int, got "
-                        f"{type(axis).__name__} ({axis!r})")
+    check_int(axis, "axis", op_type, integral_float=False)
     if not x.shape:
         raise ValueError(f"{op_type}(): argument 'x' must have rank >= 1, got shape []")
     return apply(op_type, [x], {"axis": check_axis(axis, len(x.shape), "axis", op_type)})
@@ -91,8 +81,7 @@ def topk(input, k, name=None):
     and their int64 indices."""
     api = "topk"
     check_variable(input, "input", api)
-    if not _is_int(k):
-        raise TypeError(f"topk(): argument 'k' must be an int, got {type(k).__name__} ({k!r})")
+    check_int(k, "k", api, integral_float=False)
     if not input.shape:
         raise ValueError("topk(): argument 'input' must have rank >= 1, got shape []")
     n = input.shape[-1]

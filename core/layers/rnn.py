@@ -14,11 +14,11 @@ hidden outputs and leave the state unchanged. Each call is one ``rnn`` op (see
   then candidate weights) and ``bias`` ``[1, 3 * hidden]``, gates ``[u, r, c]``.
 """
 from .. import unique_name
+from ..checks import FLOATS, check_type, check_variable
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..nn.param import create_parameter
 from ..param_attr import ParamAttr
-from .checks import FLOATS, check_type, check_variable
 
 __all__ = ["dynamic_gru", "dynamic_lstm"]
 

@@ -9,11 +9,11 @@ found for a ``data(..., lod_level=1)`` variable, an eager LoD tensor passed as `
 """
 import numpy as np
 
+from ..checks import FLOATS, check_choice, check_variable, is_variable_like
 from ..dispatch import apply
 from ..mode import in_dynamic_mode
 from ..ops.sequence import POOL_TYPES
 from ..static.lod import LoDTensor, lengths_of, pad_rows, set_lengths
-from .checks import FLOATS, check_variable, is_variable_like
 from .creation import assign, create_parameter
 
 __all__ = ["chunk_eval", "crf_decoding", "linear_chain_crf", "sequence_expand",
@@ -51,17 +51,17 @@ def _lengths(x, length, api, arg="input"):
         length = assign(np.asarray(length, dtype=np.int64))
     check_variable(length, "length", api, _INTS)
     if len(length.shape) != 1:
-        raise ValueError(f"{api}(): 'length' must be 1-D [batch], got shape "
+        raise ValueError(f"{api}(): argument 'length' must be 1-D [batch], got shape "
                          f"{list(length.shape)}")
     if len(x.shape) < 1 or (x.shape[0] >= 0 and length.shape[0] >= 0 and
                             x.shape[0] != length.shape[0]):
-        raise ValueError(f"{api}(): 'length' must have one entry per sequence of '{arg}' "
+        raise ValueError(f"{api}(): argument 'length' must have one entry per sequence of '{arg}' "
                          f"(shape {list(x.shape)}), got shape {list(length.shape)}")
     if len(x.shape) >= 2 and x.shape[1] >= 0 and in_dynamic_mode():
         values = length.numpy()
         if values.size and (values.min() < 0 or values.max() > x.shape[1]):
-            raise ValueError(f"{api}(): 'length' must lie in [0, {x.shape[1]}] (the time dim "
-                             f"of '{arg}' {list(x.shape)}), got {values.tolist()}")
+            raise ValueError(f"{api}(): argument 'length' must lie in [0, {x.shape[1]}] (the time "
+                             f"dim of '{arg}' {list(x.shape)}), got {values.tolist()}")
     return length
 
 
@@ -79,7 +79,7 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     if maxlen is None:
         maxlen = -1
     elif isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 0:
-        raise ValueError(f"{api}(): 'maxlen' must be a non-negative int or None, got "
+        raise ValueError(f"{api}(): argument 'maxlen' must be a non-negative int or None, got "
                          f"{maxlen!r}")
     return apply("sequence_mask", [x], {"maxlen": int(maxlen),
                                         "out_dtype": np.dtype(dtype).name})
@@ -93,7 +93,7 @@ def sequence_pool(input, pool_type, is_test=False, pad_value=0.0, length=None):
     check_variable(x, "input", api, FLOATS)
     kind = str(pool_type).upper()
     if kind not in POOL_TYPES:
-        raise ValueError(f"{api}(): 'pool_type' must be one of "
+        raise ValueError(f"{api}(): argument 'pool_type' must be one of "
                          f"{[p.lower() for p in POOL_TYPES]}, got {pool_type!r}")
     out, _ = apply("sequence_pool", [x, length], {"pooltype": kind,
                                                   "pad_value": float(pad_value)})
@@ -113,8 +113,8 @@ def sequence_softmax(input, use_cudnn=False, name=None, length=None):
     elif len(shape) == 2:
         out = apply("sequence_softmax", [x, length])
     else:
-        raise ValueError(f"{api}(): 'input' must be [batch, time] or [batch, time, 1], got "
-                         f"{shape}")
+        raise ValueError(f"{api}(): argument 'input' must be [batch, time] or [batch, time, 1], "
+                         f"got {shape}")
     return set_lengths(out, length)
 
 
@@ -147,7 +147,7 @@ def sequence_pad(x, pad_value, maxlen=None, name=None, length=None):
     if maxlen is None:
         maxlen = -1
     elif isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 0:
-        raise ValueError(f"{api}(): 'maxlen' must be a non-negative int or None, got "
+        raise ValueError(f"{api}(): argument 'maxlen' must be a non-negative int or None, got "
                          f"{maxlen!r}")
     out = apply("sequence_pad", [x, pad_value, length], {"padded_length": int(maxlen)})
     return set_lengths(out, length), length
@@ -190,8 +190,8 @@ def _labels(label, x, api):
         label = apply("squeeze", [label], {"axes": [2]})
         shape = shape[:2]
     if len(shape) != 2 or any(a >= 0 and b >= 0 and a != b for a, b in zip(shape, x.shape[:2])):
-        raise ValueError(f"{api}(): 'label' must be [batch, time] (or [batch, time, 1]) like "
-                         f"'input' {list(x.shape)}, got {list(label.shape)}")
+        raise ValueError(f"{api}(): argument 'label' must be [batch, time] (or [batch, time, 1]) "
+                         f"like 'input' {list(x.shape)}, got {list(label.shape)}")
     return label
 
 
@@ -235,9 +235,7 @@ def chunk_eval(input, label, chunk_scheme, num_chunk_types, excluded_chunk_types
     if len(x.shape) == 3 and x.shape[2] == 1:
         x = apply("squeeze", [x], {"axes": [2]})
     schemes = ("IOB", "IOE", "IOBES", "plain")
-    if chunk_scheme not in schemes:
-        raise ValueError(f"{api}(): 'chunk_scheme' must be one of {list(schemes)}, got "
-                         f"{chunk_scheme!r}")
+    check_choice(chunk_scheme, "chunk_scheme", schemes, api)
     excluded = [int(t) for t in (excluded_chunk_types or [])]
     return tuple(apply("chunk_eval", [x, label, seq_length],
                        {"chunk_scheme": chunk_scheme, "num_chunk_types": int(num_chunk_types),

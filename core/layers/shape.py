@@ -9,12 +9,12 @@ import numbers
 import numpy as np
 
 from .. import mode as _mode
+from ..checks import check_act, check_axis, check_type, check_variable, is_int, is_variable_like
 from ..dispatch import apply
 from ..operator_mixin import register as _register_operators
 from ..ops._shapes import ShapeError
 from ..ops.indexing import check_scatter_updates
 from ..ops.shape import reshape_target, split_sizes
-from .checks import check_axis, check_type, check_variable, is_variable_like
 from .creation import dynamic_ints
 
 __all__ = ["concat", "expand", "expand_as", "flatten", "gather", "gather_nd", "one_hot", "pad",
@@ -25,7 +25,7 @@ _INTS = ("int32", "int64", "int16", "int8", "uint8")
 
 
 def _int(v, arg, api):
-    if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+    if is_int(v):
         return int(v)
     if is_variable_like(v) and getattr(v, "block", None) is None and \
             np.dtype(v.dtype).kind in "iu" and int(np.prod(v.shape)) == 1:
@@ -90,7 +90,7 @@ def reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
     else:
         _shape_error("reshape", "shape", reshape_target, x.shape, dims)
         out = apply("reshape", [x], {"shape": dims})
-    return apply(act, [out]) if act else out
+    return apply(check_act(act, "reshape"), [out]) if act else out
 
 
 def transpose(x, perm, name=None):

@@ -51,8 +51,8 @@ def array_write(x, i, array=None):
     if array is None:
         array = create_array(x.dtype)
     if not _is_array_var(array):
-        raise TypeError(f"array_write(): 'array' must be a tensor array (create_array), got "
-                        f"{type(array).__name__}")
+        raise TypeError(f"array_write(): argument 'array' must be a tensor array (create_array), "
+                        f"got {type(array).__name__}")
     if array.dtype != x.dtype:
         raise TypeError(f"array_write(): x ('{x.name}') has dtype {x.dtype.name} but the array "
                         f"'{array.name}' holds {array.dtype.name}")

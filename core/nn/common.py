@@ -1,10 +1,10 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout``, ``Flatten`` (fluid 1.8 dygraph
 signatures)."""
-import numbers
-
+from ..checks import check_choice, check_float_input, check_index, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Xavier
-from ._utils import apply_act, check_float_input, first_output, integer
+from ..layers.activation import apply_act
+from .functional import first_output
 from .layer import Layer
 
 __all__ = ["Dropout", "Embedding", "Flatten", "Linear"]
@@ -18,8 +18,8 @@ class Linear(Layer):
     def __init__(self, input_dim, output_dim, param_attr=None, bias_attr=None, act=None,
                  dtype="float32"):
         super().__init__(dtype=dtype)
-        self._input_dim = integer(input_dim, "input_dim", "Linear", minimum=1)
-        self._output_dim = integer(output_dim, "output_dim", "Linear", minimum=1)
+        self._input_dim = check_int(input_dim, "input_dim", "Linear", minimum=1)
+        self._output_dim = check_int(output_dim, "output_dim", "Linear", minimum=1)
         self._act = act
         self.weight = self.create_parameter([self._input_dim, self._output_dim], param_attr,
                                             dtype, is_bias=False)
@@ -48,20 +48,17 @@ class Embedding(Layer):
                  param_attr=None, dtype="float32"):
         super().__init__(dtype=dtype)
         if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2:
-            raise TypeError(f"Embedding: 'size' must be [vocab_size, embedding_dim], got "
-                            f"{size!r}")
-        size = [integer(s, "size", "Embedding") for s in size]
+            raise TypeError(f"Embedding(): argument 'size' must be [vocab_size, embedding_dim], "
+                            f"got {size!r}")
+        size = [check_int(s, "size", "Embedding") for s in size]
         if min(size) <= 0:
-            raise ValueError(f"Embedding: 'size' must be [vocab_size, embedding_dim] with both "
-                             f"> 0, got {size}")
+            raise ValueError(f"Embedding(): argument 'size' must be [vocab_size, embedding_dim] "
+                             f"with both > 0, got {size}")
         if padding_idx is None:
             padding_idx = -1
         else:
-            padding_idx = integer(padding_idx, "padding_idx", "Embedding")
-            if not -size[0] <= padding_idx < size[0]:
-                raise ValueError(f"Embedding: 'padding_idx' must be in [{-size[0]}, {size[0]}), "
-                                 f"got {padding_idx}")
-            padding_idx = padding_idx % size[0]
+            padding_idx = check_index(padding_idx, size[0], "padding_idx", "Embedding",
+                                      "vocabulary entries")
         self._size, self._padding_idx, self._is_sparse = size, padding_idx, bool(is_sparse)
         self.weight = self.create_parameter(size, param_attr, dtype, is_bias=False,
                                             default_initializer=Xavier())
@@ -85,12 +82,9 @@ class Dropout(Layer):
     def __init__(self, p=0.5, seed=None, dropout_implementation="downgrade_in_infer",
                  is_test=False):
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: 'p' must be a number in [0, 1], got {p!r}")
-        if dropout_implementation not in _DROPOUT_MODES:
-            raise ValueError(f"Dropout: 'dropout_implementation' must be one of {_DROPOUT_MODES}, "
-                             f"got {dropout_implementation!r}")
-        self._p, self._seed, self._mode = float(p), int(seed or 0), dropout_implementation
+        p = check_probability(p, "p", "Dropout")
+        check_choice(dropout_implementation, "dropout_implementation", _DROPOUT_MODES, "Dropout")
+        self._p, self._seed, self._mode = p, int(seed or 0), dropout_implementation
         self._is_test = bool(is_test)
 
     def forward(self, input):

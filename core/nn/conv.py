@@ -1,9 +1,10 @@
 """Convolution and pooling layers: ``Conv2D``, ``Pool2D`` (fluid 1.8 dygraph signatures,
 NCHW)."""
+from ..checks import check_choice, check_float_input, check_int, check_pair
 from ..dispatch import apply
 from ..initializer import Normal
+from ..layers.activation import apply_act
 from ..mode import in_dynamic_mode
-from ._utils import apply_act, check_float_input, integer, pair
 from .layer import Layer
 
 __all__ = ["Conv2D", "Pool2D"]
@@ -21,17 +22,17 @@ class Conv2D(Layer):
                  groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
                  dtype="float32"):
         super().__init__(dtype=dtype)
-        groups = 1 if groups is None else integer(groups, "groups", "Conv2D", minimum=1)
-        num_channels = integer(num_channels, "num_channels", "Conv2D", minimum=1)
-        num_filters = integer(num_filters, "num_filters", "Conv2D", minimum=1)
+        groups = 1 if groups is None else check_int(groups, "groups", "Conv2D", minimum=1)
+        num_channels = check_int(num_channels, "num_channels", "Conv2D", minimum=1)
+        num_filters = check_int(num_filters, "num_filters", "Conv2D", minimum=1)
         if num_channels % groups or num_filters % groups:
-            raise ValueError(f"Conv2D: 'groups'={groups} must divide num_channels="
+            raise ValueError(f"Conv2D(): argument 'groups'={groups} must divide num_channels="
                              f"{num_channels} and num_filters={num_filters}")
         self._num_channels, self._num_filters, self._groups = num_channels, num_filters, groups
-        self._filter_size = pair(filter_size, "filter_size", "Conv2D", minimum=1)
-        self._stride = pair(stride, "stride", "Conv2D", minimum=1)
-        self._padding = pair(padding, "padding", "Conv2D", minimum=0)
-        self._dilation = pair(dilation, "dilation", "Conv2D", minimum=1)
+        self._filter_size = check_pair(filter_size, "filter_size", "Conv2D", minimum=1)
+        self._stride = check_pair(stride, "stride", "Conv2D", minimum=1)
+        self._padding = check_pair(padding, "padding", "Conv2D", minimum=0)
+        self._dilation = check_pair(dilation, "dilation", "Conv2D", minimum=1)
         self._act = act
         kh, kw = self._filter_size
         std = (2.0 / (kh * kw * num_channels)) ** 0.5
@@ -73,15 +74,15 @@ class Pool2D(Layer):
                  global_pooling=False, use_cudnn=True, ceil_mode=False, exclusive=True,
                  data_format="NCHW"):
         super().__init__()
-        if pool_type not in ("max", "avg"):
-            raise ValueError(f"Pool2D: 'pool_type' must be 'max' or 'avg', got {pool_type!r}")
+        check_choice(pool_type, "pool_type", ("max", "avg"), "Pool2D")
         if not global_pooling and pool_size == -1:
-            raise ValueError("Pool2D: 'pool_size' must be given unless global_pooling=True")
+            raise ValueError("Pool2D(): argument 'pool_size' must be given unless "
+                             "global_pooling=True")
         self._pool_type, self._global = pool_type, bool(global_pooling)
-        self._pool_size = pair(pool_size, "pool_size", "Pool2D",
+        self._pool_size = check_pair(pool_size, "pool_size", "Pool2D",
                                minimum=None if global_pooling else 1)
-        self._stride = pair(pool_stride, "pool_stride", "Pool2D", minimum=1)
-        self._padding = pair(pool_padding, "pool_padding", "Pool2D", minimum=0)
+        self._stride = check_pair(pool_stride, "pool_stride", "Pool2D", minimum=1)
+        self._padding = check_pair(pool_padding, "pool_padding", "Pool2D", minimum=0)
         self._ceil_mode, self._exclusive = bool(ceil_mode), bool(exclusive)
         self._data_format = data_format
 

@@ -1,8 +1,8 @@
 """``core.nn.functional``: the 2.0 spellings of the ops, calling the same kernels as
 ``core.layers`` and the built-in layers. Each works in eager and static mode."""
+from ..checks import check_choice, check_int, check_pair, check_probability
 from ..dispatch import apply
 from ..dtypes import convert_dtype, dtype_name
-from ._utils import first_output, integer, pair
 
 __all__ = [
     "adaptive_avg_pool2d",
@@ -31,6 +31,11 @@ __all__ = [
 ]
 
 _REDUCTIONS = ("mean", "sum", "none")
+
+
+def first_output(result):
+    """The first output of an op result (ops with saved statistics return a tuple)."""
+    return result[0] if isinstance(result, tuple) else result
 
 
 def _cast(x, dtype):
@@ -92,16 +97,15 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     """Zeroes elements with probability ``p`` while ``training``; ``mode`` is
     ``'upscale_in_train'`` (2.0 default) or ``'downscale_in_infer'``."""
     if axis is not None:
-        raise ValueError("dropout(): 'axis' (dropping whole slices) is not supported; pass "
-                         "axis=None")
+        raise ValueError("dropout(): argument 'axis' (dropping whole slices) is not supported; "
+                         "pass axis=None")
     modes = {"upscale_in_train": "upscale_in_train", "downscale_in_infer": "downgrade_in_infer",
              "downgrade_in_infer": "downgrade_in_infer"}
     if mode not in modes:
-        raise ValueError(f"dropout(): 'mode' must be 'upscale_in_train' or "
+        raise ValueError(f"dropout(): argument 'mode' must be 'upscale_in_train' or "
                          f"'downscale_in_infer', got {mode!r}")
-    if not 0.0 <= float(p) <= 1.0:
-        raise ValueError(f"dropout(): 'p' must be in [0, 1], got {p}")
-    attrs = {"dropout_prob": float(p), "is_test": not training, "seed": 0,
+    p = check_probability(float(p), "p", "dropout")
+    attrs = {"dropout_prob": p, "is_test": not training, "seed": 0,
              "dropout_implementation": modes[mode]}
     return first_output(apply("dropout", [x], attrs))
 
@@ -112,11 +116,6 @@ def _reduce(loss, reduction, who):
     if reduction == "sum":
         return loss.sum()
     return apply("mean", [loss])
-
-
-def _check_reduction(reduction, who):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{who}(): 'reduction' must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100, axis=-1,
@@ -138,7 +137,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """Softmax cross entropy of logits ``input`` (2.0 semantics). With ``reduction='mean'``
     and hard labels the sum is divided by the number of labels not equal to
     ``ignore_index``."""
-    _check_reduction(reduction, "cross_entropy")
+    check_choice(reduction, "reduction", _REDUCTIONS, "cross_entropy")
     if weight is not None:
         raise ValueError("cross_entropy(): per-class 'weight' is not supported; pass "
                          "weight=None")
@@ -152,7 +151,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
 
 def mse_loss(input, label, reduction="mean", name=None):
     """``(input - label) ** 2``, reduced by ``reduction``."""
-    _check_reduction(reduction, "mse_loss")
+    check_choice(reduction, "reduction", _REDUCTIONS, "mse_loss")
     return _reduce(apply("square", [input - label]), reduction, "mse_loss")
 
 
@@ -168,17 +167,17 @@ def _conv_padding(padding):
             return [0, 0]
         raise ValueError(f"conv2d(): padding={padding!r} is not supported; pass 'VALID', an int "
                          "or a pair of ints")
-    return pair(padding, "padding", "conv2d()", minimum=0)
+    return check_pair(padding, "padding", "conv2d", minimum=0)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution with ``weight`` of shape ``[out, in / groups, kh, kw]``."""
     out = apply("conv2d", [x, weight],
-                {"strides": pair(stride, "stride", "conv2d()", minimum=1),
+                {"strides": check_pair(stride, "stride", "conv2d", minimum=1),
                  "paddings": _conv_padding(padding),
-                 "dilations": pair(dilation, "dilation", "conv2d()", minimum=1),
-                 "groups": integer(groups, "groups", "conv2d()", minimum=1),
+                 "dilations": check_pair(dilation, "dilation", "conv2d", minimum=1),
+                 "groups": check_int(groups, "groups", "conv2d", minimum=1),
                  "data_format": data_format})
     if bias is None:
         return out
@@ -186,10 +185,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
 
 def _pool(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, who):
-    ksize = pair(kernel_size, "kernel_size", who, minimum=1)
-    strides = ksize if stride is None else pair(stride, "stride", who, minimum=1)
+    ksize = check_pair(kernel_size, "kernel_size", who, minimum=1)
+    strides = ksize if stride is None else check_pair(stride, "stride", who, minimum=1)
     return apply("pool2d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
-                                 "paddings": pair(padding, "padding", who, minimum=0),
+                                 "paddings": check_pair(padding, "padding", who, minimum=0),
                                  "global_pooling": False, "ceil_mode": bool(ceil_mode),
                                  "exclusive": bool(exclusive), "data_format": data_format})
 
@@ -200,23 +199,23 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_m
     if return_mask:
         raise ValueError("max_pool2d(): return_mask=True is not supported")
     return _pool(x, "max", kernel_size, stride, padding, ceil_mode, True, data_format,
-                 "max_pool2d()")
+                 "max_pool2d")
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCHW", name=None):
     """Average pooling; ``exclusive`` leaves padding out of the divisor."""
     if divisor_override is not None:
-        raise ValueError("avg_pool2d(): 'divisor_override' is not supported")
+        raise ValueError("avg_pool2d(): argument 'divisor_override' is not supported")
     return _pool(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive, data_format,
-                 "avg_pool2d()")
+                 "avg_pool2d")
 
 
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
     """Average pooling to a fixed ``output_size`` (int or pair)."""
     return apply("pool2d", [x], {"pooling_type": "avg",
-                                 "ksize": pair(output_size, "output_size",
-                                               "adaptive_avg_pool2d()", minimum=1),
+                                 "ksize": check_pair(output_size, "output_size",
+                                               "adaptive_avg_pool2d", minimum=1),
                                  "adaptive": True, "data_format": data_format})
 
 
@@ -273,9 +272,7 @@ def swish(x, name=None):
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """``(1 - epsilon) * label + epsilon * prior_dist`` (uniform prior by default)."""
-    eps = float(epsilon)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"label_smooth(): argument 'epsilon' must be in [0, 1], got {epsilon}")
+    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 
@@ -284,8 +281,8 @@ def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     if return_mask:
         raise ValueError("adaptive_max_pool2d(): return_mask=True is not supported")
     return apply("pool2d", [x], {"pooling_type": "max",
-                                 "ksize": pair(output_size, "output_size",
-                                               "adaptive_max_pool2d()", minimum=1),
+                                 "ksize": check_pair(output_size, "output_size",
+                                               "adaptive_max_pool2d", minimum=1),
                                  "adaptive": True, "data_format": "NCHW"})
 
 

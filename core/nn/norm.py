@@ -1,10 +1,12 @@
 """Normalisation layers: ``BatchNorm`` and ``LayerNorm`` (fluid 1.8 dygraph signatures)."""
 import numpy as np
 
+from ..checks import check_choice, check_float_input, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Constant
+from ..layers.activation import apply_act
 from ..param_attr import ParamAttr
-from ._utils import apply_act, check_float_input, first_output, integer
+from .functional import first_output
 from .layer import Layer
 
 __all__ = ["BatchNorm", "LayerNorm"]
@@ -26,12 +28,9 @@ class BatchNorm(Layer):
                  do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
         super().__init__(dtype=dtype)
-        if data_layout not in ("NCHW", "NHWC"):
-            raise ValueError(f"BatchNorm: 'data_layout' must be 'NCHW' or 'NHWC', got "
-                             f"{data_layout!r}")
-        if not 0.0 <= momentum <= 1.0:
-            raise ValueError(f"BatchNorm: 'momentum' must be in [0, 1], got {momentum}")
-        c = integer(num_channels, "num_channels", "BatchNorm", minimum=1)
+        check_choice(data_layout, "data_layout", ("NCHW", "NHWC"), "BatchNorm")
+        momentum = check_probability(momentum, "momentum", "BatchNorm")
+        c = check_int(num_channels, "num_channels", "BatchNorm", minimum=1)
         self._num_channels, self._act, self._is_test = c, act, bool(is_test)
         self._momentum, self._epsilon = float(momentum), float(epsilon)
         self._data_layout, self._use_global_stats = data_layout, bool(use_global_stats)
@@ -74,9 +73,9 @@ class LayerNorm(Layer):
         super().__init__(dtype=dtype)
         if not isinstance(normalized_shape, (list, tuple)):
             normalized_shape = [normalized_shape]
-        self._shape = [integer(s, "normalized_shape", "LayerNorm") for s in normalized_shape]
+        self._shape = [check_int(s, "normalized_shape", "LayerNorm") for s in normalized_shape]
         if not self._shape or min(self._shape) <= 0:
-            raise ValueError(f"LayerNorm: 'normalized_shape' must be positive ints, got "
+            raise ValueError(f"LayerNorm(): argument 'normalized_shape' must be positive ints, got "
                              f"{normalized_shape}")
         self._epsilon, self._act = float(epsilon), act
         n = [int(np.prod(self._shape))]

@@ -19,10 +19,11 @@ their own weight layouts) are composed of registered ops.
 """
 import math
 
+from ..checks import check_float_input
+from ..checks import check_int as integer
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..initializer import Uniform
-from ._utils import check_float_input, integer
 from .container import LayerList
 from .layer import Layer
 

@@ -1,0 +1,241 @@
+"""core.checks, the one argument-checking module: each check accepts valid input (returning
+it in canonical form) and raises its documented error naming the API, the argument, what was
+expected and what was given; and the fluid functions, the 2.0 functions and the built-in
+layers give the same error for the same bad argument."""
+import re
+import traceback
+
+import numpy as np
+import pytest
+
+import core
+from core import checks
+from core import layers as L
+from core.layers.activation import apply_act
+from core.nn import functional as F
+
+
+def t(a):
+    return core.to_tensor(np.asarray(a))
+
+
+def raises(exc, fn, *args, **kwargs):
+    with pytest.raises(exc) as e:
+        fn(*args, **kwargs)
+    return str(e.value)
+
+
+# ---------------------------------------------------------------------------- each check
+
+
+def test_api_name_opens_the_message():
+    assert raises(TypeError, checks.check_type, "a", "n", int, "fc") \
+        == "fc(): argument 'n' must be int, got str ('a')"
+    assert raises(TypeError, checks.check_type, "a", "n", int, "conv2d()").startswith(
+        "conv2d(): argument 'n'")
+    assert raises(TypeError, checks.check_type, "a", "n", int, "Linear (linear_3)").startswith(
+        "Linear (linear_3): argument 'n'")
+
+
+def test_is_variable_like_and_check_variable():
+    x = t(np.ones((2, 3), np.float32))
+    assert checks.is_variable_like(x) and not checks.is_variable_like(np.ones(2))
+    assert checks.check_variable(x, "x", "f") is x
+    assert checks.check_variable(x, "x", "f", checks.FLOATS) is x
+    assert raises(TypeError, checks.check_variable, [1.0], "x", "f") \
+        == "f(): argument 'x' must be a Tensor or Variable, got list"
+    msg = raises(TypeError, checks.check_variable, t(np.ones((2, 3), np.int64)), "x", "f",
+                 checks.FLOATS)
+    assert msg == ("f(): argument 'x' has dtype int64 (shape [2, 3]); expected one of "
+                   "['float16', 'float32', 'float64']")
+
+
+def test_check_dtype():
+    assert checks.check_dtype("int32", "ids", ("int32", "int64"), "f") == np.dtype(np.int32)
+    assert raises(TypeError, checks.check_dtype, np.float32, "ids", ("int64",), "f") \
+        == "f(): argument 'ids' has dtype float32; expected one of ['int64']"
+
+
+def test_check_float_input():
+    x = t(np.ones((2, 3), np.float64))
+    assert checks.check_float_input(x, "Linear") is x
+    msg = raises(TypeError, checks.check_float_input, t(np.ones((2, 3), np.int64)), "Linear")
+    assert msg == ("Linear(): argument 'input' must be a floating-point tensor, got dtype int64 "
+                   "(shape [2, 3]); cast it first, e.g. x.astype('float32')")
+
+
+def test_check_type_and_bool():
+    assert checks.check_type(3, "n", (int, float), "f") == 3
+    assert raises(TypeError, checks.check_type, None, "n", (int, float), "f") \
+        == "f(): argument 'n' must be int or float, got NoneType (None)"
+    assert checks.check_bool(np.bool_(True), "keep_dim", "f") is True
+    assert raises(TypeError, checks.check_bool, 1, "keep_dim", "f") \
+        == "f(): argument 'keep_dim' must be a bool, got int (1)"
+
+
+def test_check_number():
+    assert checks.check_number(2, "scale", "f") == 2
+    got = checks.check_number(np.float32(0.5), "scale", "f")
+    assert got == 0.5 and type(got) is float
+    for bad, given in ((True, "bool (True)"), ("1", "str ('1')"), (None, "NoneType (None)")):
+        assert raises(TypeError, checks.check_number, bad, "scale", "f") \
+            == f"f(): argument 'scale' must be a number, got {given}"
+
+
+def test_check_probability():
+    assert checks.check_probability(0, "p", "f") == 0.0
+    assert checks.check_probability(np.float32(1.0), "p", "f") == 1.0
+    for bad in (1.5, -0.1, "a", True, float("nan")):
+        assert raises(ValueError, checks.check_probability, bad, "p", "f") \
+            == f"f(): argument 'p' must be a number in [0, 1], got {bad!r}"
+
+
+def test_is_int_and_check_int():
+    assert checks.is_int(3) and checks.is_int(np.int64(3))
+    assert not checks.is_int(True) and not checks.is_int(3.0)
+    assert checks.check_int(np.int32(4), "size", "f", minimum=1) == 4
+    got = checks.check_int(4.0, "size", "f")
+    assert got == 4 and type(got) is int
+    assert raises(TypeError, checks.check_int, 4.0, "size", "f", integral_float=False) \
+        == "f(): argument 'size' must be an int, got float (4.0)"
+    assert raises(TypeError, checks.check_int, 2.5, "size", "f") \
+        == "f(): argument 'size' must be an int, got float (2.5)"
+    assert raises(TypeError, checks.check_int, True, "size", "f") \
+        == "f(): argument 'size' must be an int, got bool (True)"
+    assert raises(ValueError, checks.check_int, 0, "size", "f", minimum=1) \
+        == "f(): argument 'size' must be >= 1, got 0"
+
+
+def test_check_pair():
+    assert checks.check_pair(3, "stride", "f") == [3, 3]
+    assert checks.check_pair((1, np.int64(2)), "stride", "f", minimum=1) == [1, 2]
+    assert checks.check_pair(np.array([2, 3]), "stride", "f") == [2, 3]
+    assert checks.check_pair([2.0, 3], "stride", "f") == [2, 3]
+    assert raises(TypeError, checks.check_pair, [2.0, 3], "stride", "f", integral_float=False) \
+        == "f(): argument 'stride' must be an int or a pair of ints, got list ([2.0, 3])"
+    assert raises(ValueError, checks.check_pair, (1, 2, 3), "stride", "f") \
+        == "f(): argument 'stride' must be an int or a pair of ints, got (1, 2, 3)"
+    assert raises(TypeError, checks.check_pair, "a", "stride", "f") \
+        == "f(): argument 'stride' must be an int or a pair of ints, got str ('a')"
+    assert raises(ValueError, checks.check_pair, [1, 0], "stride", "f", minimum=1) \
+        == "f(): argument 'stride' must be >= 1 (each entry), got [1, 0]"
+
+
+def test_check_choice():
+    assert checks.check_choice("max", "pool_type", ("max", "avg"), "f") == "max"
+    assert raises(ValueError, checks.check_choice, "mean", "pool_type", ("max", "avg"), "f") \
+        == "f(): argument 'pool_type' must be 'max' or 'avg', got 'mean'"
+    msg = raises(ValueError, checks.check_choice, "avg", "reduction", ("mean", "sum", "none"), "f")
+    assert msg == "f(): argument 'reduction' must be one of ['mean', 'sum', 'none'], got 'avg'"
+
+
+def test_check_axis():
+    assert checks.check_axis(-1, 3, "axis", "f") == 2
+    assert checks.check_axis(0, 0, "axis", "f") == 0
+    assert raises(ValueError, checks.check_axis, 3, 3, "axis", "f") \
+        == "f(): argument 'axis'=3 is out of range for a tensor of rank 3"
+    assert raises(ValueError, checks.check_axis, -4, 3, "axis", "f") \
+        == "f(): argument 'axis'=-4 is out of range for a tensor of rank 3"
+
+
+def test_check_index():
+    assert checks.check_index(-1, 10, "padding_idx", "f") == 9
+    assert checks.check_index(np.int64(3), 10, "padding_idx", "f") == 3
+    assert raises(ValueError, checks.check_index, 10, 10, "padding_idx", "f", "rows") \
+        == "f(): argument 'padding_idx' must be in [-10, 10) for 10 rows, got 10"
+    assert raises(TypeError, checks.check_index, "0", 10, "padding_idx", "f") \
+        == "f(): argument 'padding_idx' must be an int, got str ('0')"
+
+
+def test_check_act_and_apply_act():
+    x = t(np.array([-1.0, 2.0], np.float32))
+    assert apply_act(x, None, "f") is x
+    np.testing.assert_array_equal(apply_act(x, "relu", "f").numpy(), [0.0, 2.0])
+    np.testing.assert_array_equal(apply_act(x, "abs", "f").numpy(), [1.0, 2.0])
+    assert checks.check_act("tanh", "f") == "tanh"
+    assert raises(TypeError, checks.check_act, 1, "f") \
+        == "f(): argument 'act' must be None or an activation name such as 'relu', got int (1)"
+    msg = raises(ValueError, apply_act, x, "nope", "f")
+    assert msg.startswith("f(): argument 'act' must be None or the name of an activation op, "
+                          "one of ['relu', ")
+    assert msg.endswith("got 'nope'")
+
+
+# ------------------------------------------------------------ one style in both families
+
+_STYLE = re.compile(r"^(?P<api>\w+)\(\): argument '(?P<arg>\w+)' must be .+, got .+$")
+
+
+def _style(message):
+    """``(api, arg, the rest with the API and argument names taken out)``."""
+    m = _STYLE.match(message)
+    assert m, f"not in the one error style: {message}"
+    rest = message.replace(f"{m['api']}()", "API()", 1).replace(f"'{m['arg']}'", "'ARG'", 1)
+    return m["api"], m["arg"], rest
+
+
+_X = np.ones((1, 3, 5, 5), np.float32)
+_W = np.ones((4, 3, 3, 3), np.float32)
+
+
+@pytest.mark.parametrize("stride,exc", [(0, ValueError), ("a", TypeError), ((1, 2, 3), ValueError),
+                                        ([1, 0], ValueError)])
+def test_conv2d_fluid_and_2_0_give_the_same_error(stride, exc):
+    fluid = raises(exc, L.conv2d, t(_X), 4, 3, stride=stride)
+    two = raises(exc, F.conv2d, t(_X), t(_W), stride=stride)
+    assert fluid == two
+    assert _style(fluid)[:2] == ("conv2d", "stride")
+    layer = raises(exc, core.nn.Conv2D, 3, 4, 3, stride=stride)
+    assert layer == fluid.replace("conv2d()", "Conv2D()")
+
+
+def test_dropout_fluid_and_2_0_give_the_same_style_of_error():
+    x = t(np.ones((2, 3), np.float32))
+    fluid = _style(raises(ValueError, L.dropout, x, 1.5))
+    two = _style(raises(ValueError, F.dropout, x, 1.5))
+    layer = _style(raises(ValueError, core.nn.Dropout, 1.5))
+    assert (fluid[:2], two[:2]) == (("dropout", "dropout_prob"), ("dropout", "p"))
+    assert fluid[2] == two[2] == layer[2] == "API(): argument 'ARG' must be a number in [0, 1], " \
+        "got 1.5"
+
+
+def test_fc_and_linear_give_the_same_error_for_a_bad_act():
+    x = t(np.ones((2, 3), np.float32))
+    fluid = _style(raises(ValueError, L.fc, x, 4, act="nope"))
+    layer = _style(raises(ValueError, core.nn.Linear(3, 4, act="nope"), x))
+    assert fluid[:2] == ("fc", "act") and layer[:2] == ("Linear", "act")
+    assert fluid[2] == layer[2]
+    assert raises(ValueError, L.fc, x, 0) == "fc(): argument 'size' must be >= 1, got 0"
+    assert raises(ValueError, core.nn.Linear, 3, 0) \
+        == "Linear(): argument 'output_dim' must be >= 1, got 0"
+
+
+def test_embedding_padding_idx_fluid_and_layer_give_the_same_error():
+    ids = t(np.zeros((2, 1), np.int64))
+    fluid = raises(ValueError, L.embedding, ids, [10, 4], padding_idx=-11)
+    layer = raises(ValueError, core.nn.Embedding, [10, 4], padding_idx=-11)
+    assert fluid == ("embedding(): argument 'padding_idx' must be in [-10, 10) for 10 "
+                     "vocabulary entries, got -11")
+    assert layer == fluid.replace("embedding()", "Embedding()")
+
+
+def test_pool_type_and_reduction_choices_read_alike():
+    x = t(_X)
+    fluid = _style(raises(ValueError, L.pool2d, x, 2, pool_type="mean"))
+    layer = _style(raises(ValueError, core.nn.Pool2D, 2, pool_type="mean"))
+    assert fluid[2] == layer[2] == "API(): argument 'ARG' must be 'max' or 'avg', got 'mean'"
+    two = _style(raises(ValueError, F.mse_loss, x, x, reduction="avg"))
+    assert two[2] == "API(): argument 'ARG' must be one of ['mean', 'sum', 'none'], got 'avg'"
+
+
+def test_static_mode_raises_at_the_users_call(static_mode):
+    main = core.static.Program()
+    with core.static.program_guard(main, core.static.Program()):
+        x = core.static.data("x", [-1, 3, 5, 5], "float32")
+        with pytest.raises(ValueError) as e:
+            L.conv2d(x, 4, 3, stride=0)  # the line the error must point at
+    frames = traceback.extract_tb(e.value.__traceback__)
+    assert frames[0].filename == __file__
+    assert frames[0].line == "L.conv2d(x, 4, 3, stride=0)  # the line the error must point at"
+    assert frames[-1].filename.endswith("checks.py")
+    assert len(main.global_block().ops) == 0
