@@ -10,6 +10,10 @@ reset applied before the candidate's projection) is an ONNX GRU with
 otherwise, which negates that gate's rows (``sigmoid(-a) = 1 - sigmoid(a)``). Without
 ``WeightIh`` the input is the projected gates, which ONNX takes with an identity input weight.
 
+LSTM peepholes (the kernel's ``Peephole`` ``[w_ic, w_fc, w_oc]``) are ONNX's ``P`` input, in
+ONNX's ``[i, o, f]`` order; like the kernel (and fluid), ONNX's input and forget gates see the
+previous cell state and its output gate the new one.
+
 ``SequenceLength`` is ONNX's ``sequence_lens``: like the kernel, ONNX zeroes the outputs past
 each length and returns the state of the last valid step; ``is_reverse`` is direction
 ``reverse`` (which, like the kernel with end padding, starts at each sequence's last valid
@@ -118,7 +122,12 @@ def _rnn(g, v):
     attrs = {"hidden_size": hid, "direction": "reverse" if v.attrs["is_reverse"] else "forward"}
     if mode == "LSTM":
         c0 = g.unsqueeze(v.x("InitC"), [0]) if v.has("InitC") else ""
-        y, y_h, y_c = g.node("LSTM", [x, w, r, b, lens, h0, c0], outputs=3, **attrs)
+        ins = [x, w, r, b, lens, h0, c0]
+        if v.has("Peephole"):
+            ins.append(g.unsqueeze(g.node("Gather", [v.x("Peephole"),
+                                                     g.const(_rows([0, 2, 1], hid), np.int64)],
+                                          axis=0), [0]))
+        y, y_h, y_c = g.node("LSTM", ins, outputs=3, **attrs)
     elif mode in ("GRU", "FLUID_GRU"):
         y, y_h = g.node("GRU", [x, w, r, b, lens, h0], outputs=2,
                         linear_before_reset=int(mode == "GRU"), **attrs)
