@@ -71,8 +71,7 @@ class PrefixCell(core.nn.Layer):
     Each step writes the input token at the step's position and re-runs the decoder over the
     buffer under the causal mask (positions past the step cannot change the step's output);
     its logits at the step are the cell's output. The beam search gathers both by parent, so a
-    kept hypothesis carries its own prefix. (An incremental ``MultiHeadAttention.Cache`` grows
-    every step; a ``while`` loop's state must keep its shape.)"""
+    kept hypothesis carries its own prefix; the decode loop's variables keep their shapes."""
 
     def __init__(self, net):
         super().__init__()
