@@ -206,11 +206,13 @@ class rnn(OpDef):
                 gates = res[t, :, :G]
                 xp.matmul(h, whh_t, out=hg)
                 hg += xg[t]
-                if peep is not None:  # i and f see the previous cell state
+                if peep is None:
+                    _sigmoid(xp, hg, gates)
+                else:  # i and f see the previous cell state; o waits for the new one
                     for k in range(2):
                         xp.multiply(peep[k * hid:(k + 1) * hid], c, out=tmp)
                         hg[:, k * hid:(k + 1) * hid] += tmp
-                _sigmoid(xp, hg[:, :h2], gates[:, :h2])
+                    _sigmoid(xp, hg[:, :h2], gates[:, :h2])
                 xp.tanh(hg[:, h2:h3], out=gates[:, h2:h3])
                 i, f, gg, o = (gates[:, k * hid:(k + 1) * hid] for k in range(4))
                 # the new states go straight into the reserve (no copies)
@@ -221,7 +223,7 @@ class rnn(OpDef):
                 if peep is not None:  # o sees the new cell state
                     xp.multiply(peep[h2:], c_new, out=tmp)
                     hg[:, h3:] += tmp
-                _sigmoid(xp, hg[:, h3:], o)
+                    _sigmoid(xp, hg[:, h3:], o)
                 xp.tanh(c_new, out=tmp)
                 xp.multiply(o, tmp, out=h_new)
                 if mask is None:

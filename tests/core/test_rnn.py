@@ -329,6 +329,11 @@ def _fluid_lstm_ref(x, lens, w, b, reverse=False):
     return out, cells
 
 
+def _attr(value):
+    """A ParamAttr initialising the parameter to ``value``."""
+    return core.ParamAttr(initializer=core.initializer.NumpyArrayInitializer(value))
+
+
 def _fluid_gru_ref(x, lens, w, b):
     hid = w.shape[0]
     w_ur, w_c = w.reshape(-1)[:2 * hid * hid].reshape(hid, -1), w.reshape(-1)[2 * hid * hid:]
@@ -354,17 +359,15 @@ def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
     lens = np.array([5, 2, 3], np.int64)
     w = rng.standard_normal((3, 12)).astype(np.float32) * 0.5
     b = rng.standard_normal((1, 12)).astype(np.float32) * 0.1
-    attr = lambda v: core.ParamAttr(  # noqa: E731
-        initializer=core.initializer.NumpyArrayInitializer(v))
     h, c = core.layers.dynamic_lstm(t(x4), 12, use_peepholes=False, length=t(lens),
-                                    param_attr=attr(w), bias_attr=attr(b))
+                                    param_attr=_attr(w), bias_attr=_attr(b))
     want_h, want_c = _fluid_lstm_ref(x4, lens, w, b)
     np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-5, atol=1e-6)
     mask = (np.arange(5)[None, :] < lens[:, None])[..., None]
     np.testing.assert_allclose(c.numpy() * mask, want_c, rtol=1e-5, atol=1e-6)
     wg = rng.standard_normal((3, 9)).astype(np.float32) * 0.5
     bg = rng.standard_normal((1, 9)).astype(np.float32) * 0.1
-    g = core.layers.dynamic_gru(t(x3), 3, param_attr=attr(wg), bias_attr=attr(bg),
+    g = core.layers.dynamic_gru(t(x3), 3, param_attr=_attr(wg), bias_attr=_attr(bg),
                                 length=t(lens))
     np.testing.assert_allclose(g.numpy(), _fluid_gru_ref(x3, lens, wg, bg), rtol=1e-5,
                                atol=1e-6)
@@ -376,8 +379,8 @@ def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
             xg = static.data("xg", [None, 5, 9], "float32")
             lv = static.data("lens", [None], "int64")
             sh, _ = core.layers.dynamic_lstm(xv, 12, use_peepholes=False, length=lv,
-                                             param_attr=attr(w), bias_attr=attr(b))
-            sg = core.layers.dynamic_gru(xg, 3, param_attr=attr(wg), bias_attr=attr(bg),
+                                             param_attr=_attr(w), bias_attr=_attr(b))
+            sg = core.layers.dynamic_gru(xg, 3, param_attr=_attr(wg), bias_attr=_attr(bg),
                                          length=lv)
         exe = static.Executor(core.CPUPlace())
         scope = static.Scope()
@@ -398,9 +401,7 @@ def test_dynamic_lstm_peepholes_by_default_match_fluids_formulas(reverse):
     lens = np.array([5, 2, 4], np.int64)
     w = rng.standard_normal((2, 8)).astype(np.float32) * 0.5
     b = rng.standard_normal((1, 14)).astype(np.float32) * 0.5
-    attr = lambda v: core.ParamAttr(  # noqa: E731
-        initializer=core.initializer.NumpyArrayInitializer(v))
-    h, c = core.layers.dynamic_lstm(t(x), 8, param_attr=attr(w), bias_attr=attr(b),
+    h, c = core.layers.dynamic_lstm(t(x), 8, param_attr=_attr(w), bias_attr=_attr(b),
                                     length=t(lens), is_reverse=reverse)
     want_h, want_c = _fluid_lstm_ref(x, lens, w, b, reverse)
     np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-5, atol=1e-6)
@@ -413,7 +414,7 @@ def test_dynamic_lstm_peepholes_by_default_match_fluids_formulas(reverse):
             xv = static.data("x", [None, 5, 8], "float32")
             lv = static.data("lens", [None], "int64")
             sh, _ = core.layers.dynamic_lstm(xv, 8, length=lv, is_reverse=reverse,
-                                             param_attr=attr(w), bias_attr=attr(b))
+                                             param_attr=_attr(w), bias_attr=_attr(b))
             # the default bias is [1, 7 * hidden]: gate biases, then the peepholes
             bias = [p for p in main.all_parameters() if p.shape == [1, 14]]
             assert len(bias) == 1 and len(main.all_parameters()) == 2

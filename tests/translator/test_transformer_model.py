@@ -133,6 +133,16 @@ def _tensors(*arrays):
     return [core.to_tensor(a) for a in arrays]
 
 
+def _eager(fn, *args):
+    ProgramTranslator().enable(False)
+    try:
+        with core.no_grad():
+            out = fn(*args)
+    finally:
+        ProgramTranslator().enable(True)
+    return [o.numpy() for o in out] if isinstance(out, (tuple, list)) else out.numpy()
+
+
 def _train(net, batches, use_translator):
     ProgramTranslator().enable(use_translator)
     try:
@@ -166,11 +176,7 @@ def test_outputs_on_two_batch_lengths_match_eager():
     for length in (5, 8):
         src, pos, dec_in, causal, _ = _batch(rng, 3, length)
         args = _tensors(src, pos, dec_in, pos, causal)
-        ProgramTranslator().enable(False)
-        try:
-            eager = a(*args).numpy()
-        finally:
-            ProgramTranslator().enable(True)
+        eager = _eager(a, *args)
         converted = a(*args).numpy()
         assert converted.shape == (3, length, VOCAB)
         np.testing.assert_allclose(converted, eager, rtol=1e-4, atol=1e-5)
@@ -196,11 +202,7 @@ def test_greedy_decode_while_loop_and_saved_model(tmp_path):
     for n_steps in (0, 1, 5):
         steps = np.array([n_steps], "int64")
         args = _tensors(src, pos, pos, causal, steps)
-        ProgramTranslator().enable(False)
-        try:
-            eager = dec(*args).numpy()
-        finally:
-            ProgramTranslator().enable(True)
+        eager = _eager(dec, *args)
         converted = dec(*args).numpy()
         np.testing.assert_array_equal(converted, eager)
         assert (eager[:, 0] == BOS).all()
@@ -213,16 +215,6 @@ def test_greedy_decode_while_loop_and_saved_model(tmp_path):
     (saved,) = exe.run(prog, feed=dict(zip(feeds, [src, pos, pos, causal, steps])),
                        fetch_list=fetches)
     np.testing.assert_array_equal(saved, converted)
-
-
-def _eager(fn, *args):
-    ProgramTranslator().enable(False)
-    try:
-        with core.no_grad():
-            out = fn(*args)
-    finally:
-        ProgramTranslator().enable(True)
-    return [o.numpy() for o in out] if isinstance(out, (tuple, list)) else out.numpy()
 
 
 def _decode_args(src):
