@@ -15,7 +15,8 @@ ONNX's ``[i, o, f]`` order; like the kernel (and fluid), ONNX's input and forget
 previous cell state and its output gate the new one.
 
 ``SequenceLength`` is ONNX's ``sequence_lens``: like the kernel, ONNX zeroes the outputs past
-each length and returns the state of the last valid step; ``is_reverse`` is direction
+each length and returns the state of the last valid step (a sequence of length 0 keeps its
+initial state, as in the kernel, through a ``Where``); ``is_reverse`` is direction
 ``reverse`` (which, like the kernel with end padding, starts at each sequence's last valid
 step). A batch-major input is transposed to ONNX's time-major layout and back. ``Reserve`` (the
 backward pass's workspace, which ``dynamic_lstm`` slices for its cell sequence) has no ONNX
@@ -102,6 +103,15 @@ def _check_reserve_unread(v):
                                   "hidden outputs and final states")
 
 
+def _keep_initial(g, v, lens, slot, last):
+    """The final state, or the initial one (``slot``) for a sequence of length 0: the kernel
+    carries the initial state through, onnxruntime gives zeros there."""
+    if lens == "" or not v.has(slot):
+        return last
+    empty = g.unsqueeze(g.node("Equal", [lens, g.const(np.array(0, np.int32), np.int32)]), [1])
+    return g.node("Where", [empty, v.x(slot), last])
+
+
 @mapper("rnn")
 def _rnn(g, v):
     mode, time_major = v.attrs["mode"], v.attrs["time_major"]
@@ -137,9 +147,9 @@ def _rnn(g, v):
     out = g.squeeze(y, [0, 1] if single else [1])  # [time, 1, batch, hidden]
     if not single and not time_major:
         out = g.node("Transpose", [out], perm=[1, 0, 2])
-    last_h = g.squeeze(y_h, [0])
+    last_h = _keep_initial(g, v, lens, "InitH", g.squeeze(y_h, [0]))
     if mode == "LSTM":
-        last_c = g.squeeze(y_c, [0])
+        last_c = _keep_initial(g, v, lens, "InitC", g.squeeze(y_c, [0]))
     else:  # an empty [batch, 0]
         last_c = g.node("Slice", [last_h, g.const([0], np.int64), g.const([0], np.int64),
                                   g.const([1], np.int64)])
