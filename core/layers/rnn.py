@@ -2,14 +2,18 @@
 
 fluid runs these over LoD tensors; here a batch of sequences is a padded tensor
 ``[batch, time, gates * hidden]`` (the projected gates, as fluid expects them) plus an int
-``length`` ``[batch]`` (None: every sequence fills the time dim). Padded steps give zero
-hidden outputs and leave the state unchanged. Each call is one ``rnn`` op (see
-``core/ops/rnn.py``); the weights keep fluid's layouts, so parameters carry over:
+``length`` ``[batch]`` (None: the lengths the input carries, e.g. from a ``lod_level=1``
+``data`` variable, else every sequence fills the time dim); the outputs carry the lengths.
+Padded steps give zero hidden outputs and leave the state unchanged. Each call is one ``rnn``
+op (see ``core/ops/rnn.py``); the weights keep fluid's layouts, so parameters carry over:
 
 * ``dynamic_lstm``: ``weight`` ``[hidden, 4 * hidden]`` and ``bias`` ``[1, 4 * hidden]`` with
-  fluid's gate order ``[c, i, f, o]`` (candidate, input, forget, output). Peephole
-  connections (fluid's default ``use_peepholes=True``) are not implemented: pass
-  ``use_peepholes=False``.
+  fluid's gate order ``[c, i, f, o]`` (candidate, input, forget, output). With peepholes
+  (fluid's default ``use_peepholes=True``) the bias is ``[1, 7 * hidden]``: the gate biases
+  followed by the diagonal peephole weights ``w_ic``, ``w_fc``, ``w_oc``; the input and forget
+  gates see the previous cell state (``i = sigmoid(a_i + w_ic * c_prev)``, likewise ``f``) and
+  the output gate the new one (``o = sigmoid(a_o + w_oc * c)``). Without a bias
+  (``bias_attr=False``) there are no peephole weights either.
 * ``dynamic_gru``: ``weight`` ``[hidden, 3 * hidden]`` (Paddle's buffer: update/reset weights
   then candidate weights) and ``bias`` ``[1, 3 * hidden]``, gates ``[u, r, c]``.
 """
@@ -17,8 +21,10 @@ from .. import unique_name
 from ..checks import FLOATS, check_type, check_variable
 from ..dispatch import apply
 from ..dtypes import dtype_name
+from ..mode import in_dynamic_mode
 from ..nn.param import create_parameter
 from ..param_attr import ParamAttr
+from ..static.lod import lengths_of, set_lengths
 
 __all__ = ["dynamic_gru", "dynamic_lstm"]
 
@@ -37,6 +43,11 @@ def _check_input(input, length, size, gates, api):
         if len(ls) != 1 or (s[0] != -1 and ls[0] not in (-1, s[0])):
             raise ValueError(f"{api}(): 'length' must be [batch_size] = [{s[0]}] for input "
                              f"shape {s}, got shape {ls}")
+        if in_dynamic_mode() and s[1] >= 0:
+            values = length.numpy()
+            if values.size and (values.min() < 0 or values.max() > s[1]):
+                raise ValueError(f"{api}(): 'length' values must lie in [0, {s[1]}] (the time "
+                                 f"dim of 'input' {s}), got {values.tolist()}")
 
 
 def _check_state(state, arg, hidden, api):
@@ -55,13 +66,13 @@ def _acts(api, **given):
             raise ValueError(f"{api}(): only {arg}={want!r} is implemented, got {value!r}")
 
 
-def _params(api, name, hidden, gates, dtype, param_attr, bias_attr):
+def _params(api, name, hidden, gates, dtype, param_attr, bias_attr, bias_size):
     layer = name or unique_name.generate(api)
     weight = create_parameter([hidden, gates * hidden], dtype_name(dtype), attr=param_attr,
                               prefix=f"{layer}.w")
     bias = None
     if ParamAttr._to_attr(bias_attr) is not False:
-        bias = create_parameter([1, gates * hidden], dtype_name(dtype), attr=bias_attr,
+        bias = create_parameter([1, bias_size], dtype_name(dtype), attr=bias_attr,
                                 is_bias=True, prefix=f"{layer}.b")
     return weight, bias
 
@@ -86,26 +97,32 @@ def dynamic_lstm(input, size, h_0=None, c_0=None, param_attr=None, bias_attr=Non
     is not differentiable (it comes from the op's saved values; train through ``hidden``)."""
     api = "dynamic_lstm"
     check_type(size, "size", int, api)
+    length = lengths_of(input) if length is None else length
     _check_input(input, length, size, 4, api)
     hidden = size // 4
     _check_state(h_0, "h_0", hidden, api)
     _check_state(c_0, "c_0", hidden, api)
-    if use_peepholes:
-        raise ValueError(f"{api}(): peephole connections (use_peepholes=True) are not "
-                         "implemented; pass use_peepholes=False")
     _acts(api, gate_activation=(gate_activation, "sigmoid"),
           cell_activation=(cell_activation, "tanh"),
           candidate_activation=(candidate_activation, "tanh"))
-    weight, bias = _params(api, name, hidden, 4, dtype, param_attr, bias_attr)
+    peepholes = bool(use_peepholes)
+    weight, bias = _params(api, name, hidden, 4, dtype, param_attr, bias_attr,
+                           (7 if peepholes else 4) * hidden)
     w_hh = apply("transpose", [_cifo_to_ifco(weight, 1, hidden)], {"axis": [1, 0]})
     x = _cifo_to_ifco(input, 2, hidden)
-    b = None if bias is None else apply("reshape", [_cifo_to_ifco(bias, 1, hidden)],
-                                        {"shape": [4 * hidden]})
-    out, _, _, reserve = apply("rnn", [x, h_0, c_0, None, w_hh, b, None, length],
+    b = peep = None
+    if bias is not None:
+        flat = apply("reshape", [bias], {"shape": [-1]})
+        b = _cifo_to_ifco(_cols(flat, 0, 0, 4 * hidden), 0, hidden)
+        if peepholes:
+            peep = _cols(flat, 0, 4 * hidden, 7 * hidden)
+    out, _, _, reserve = apply("rnn", [x, h_0, c_0, None, w_hh, b, None, length, peep],
                                {"mode": "LSTM", "is_reverse": bool(is_reverse)})
     cell = apply("transpose", [_cols(reserve, 2, 4 * hidden, 5 * hidden)], {"axis": [1, 0, 2]})
     cell.stop_gradient = True
-    return out, cell
+    if length is None:
+        return out, cell
+    return set_lengths(out, length), set_lengths(cell, length)
 
 
 def dynamic_gru(input, size, param_attr=None, bias_attr=None, is_reverse=False,
@@ -115,13 +132,14 @@ def dynamic_gru(input, size, param_attr=None, bias_attr=None, is_reverse=False,
     gates ``[batch, time, 3 * size]``): the hidden states ``[batch, time, size]``."""
     api = "dynamic_gru"
     check_type(size, "size", int, api)
+    length = lengths_of(input) if length is None else length
     _check_input(input, length, 3 * size, 3, api)
     _check_state(h_0, "h_0", size, api)
     _acts(api, gate_activation=(gate_activation, "sigmoid"),
           candidate_activation=(candidate_activation, "tanh"))
-    weight, bias = _params(api, name, size, 3, dtype, param_attr, bias_attr)
+    weight, bias = _params(api, name, size, 3, dtype, param_attr, bias_attr, 3 * size)
     b = None if bias is None else apply("reshape", [bias], {"shape": [3 * size]})
-    out = apply("rnn", [input, h_0, None, None, weight, b, None, length],
+    out = apply("rnn", [input, h_0, None, None, weight, b, None, length, None],
                 {"mode": "FLUID_GRU", "is_reverse": bool(is_reverse),
                  "origin_mode": bool(origin_mode)})
-    return out[0]
+    return out[0] if length is None else set_lengths(out[0], length)

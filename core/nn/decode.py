@@ -9,7 +9,10 @@ step is traced once before the loop (it fixes the outputs' dtypes and shapes) an
 the decode is ONE ``while`` operator (``core.layers.while_loop``) whose loop variables are the
 decoder's inputs and states, the finished flags, the lengths and one tensor array per output;
 its condition is "some sequence not finished, and the step count not past ``max_step_num``".
-Both paths run the same step code, so they give the same results.
+Both paths run the same step code, so they give the same results. A state may change shape
+from step to step (a ``MultiHeadAttention.Cache`` grows by one position): the loop retraces
+with that dim unknown, and the beam search reshapes between ``[batch, beam_size, ...]`` and
+``[batch * beam_size, ...]`` with its run-time size.
 """
 import collections
 import numbers
@@ -29,6 +32,20 @@ def _map(fn, *structs):
     leaves, tree = _st.flatten(structs[0])
     others = [_st.flatten(s)[0] for s in structs[1:]]
     return _st.pack(tree, [fn(*xs) for xs in zip(leaves, *others)])
+
+
+def _dims(x, start):
+    """``x.shape[start:]`` as reshape entries: the known dims as ints, an unknown one (a
+    static dim that varies, e.g. a state that grows each step of a decode loop) as its
+    run-time size."""
+    out, shape = [], None
+    for k, d in enumerate(x.shape[start:], start):
+        if d >= 0:
+            out.append(int(d))
+            continue
+        shape = L.shape(x) if shape is None else shape
+        out.append(L.slice(shape, axes=[0], starts=[k], ends=[k + 1]))
+    return out
 
 
 def _int(v, arg, api, low):
@@ -109,7 +126,7 @@ class BeamSearchDecoder(Decoder):
         if not hasattr(x, "shape") or not len(x.shape):
             raise ValueError(f"{api}: argument 'x' must be a tensor of rank >= 1, got "
                              f"{getattr(x, 'shape', type(x).__name__)}")
-        return L.reshape(BeamSearchDecoder._tile(x, beam_size), [-1] + list(x.shape[1:]))
+        return L.reshape(BeamSearchDecoder._tile(x, beam_size), [-1] + _dims(x, 1))
 
     @staticmethod
     def _tile(x, beam_size):
@@ -117,10 +134,10 @@ class BeamSearchDecoder(Decoder):
         return L.expand(x, [1, beam_size] + [1] * (len(x.shape) - 2))
 
     def _split_batch_beams(self, x):
-        return L.reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
+        return L.reshape(x, [-1, self.beam_size] + _dims(x, 1))
 
     def _merge_batch_beams(self, x):
-        return L.reshape(x, [-1] + list(x.shape[2:]))
+        return L.reshape(x, [-1] + _dims(x, 2))
 
     def _batch_beam(self, like, dtype, value):
         """A ``[batch, beam_size]`` tensor of ``value`` (batch taken from ``like``)."""

@@ -106,7 +106,7 @@ class _FusedCell(RNNCellBase):
                                  f"{self.hidden_size}], got shape {_shape(s)}")
         out, last_h, last_c, _ = apply(
             "rnn", [inputs, h0, c0, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
-                    sequence_length],
+                    sequence_length, None],
             {"mode": self._mode, "is_reverse": bool(is_reverse), "time_major": bool(time_major)})
         return out, last_h, last_c
 

@@ -10,8 +10,13 @@ reset applied before the candidate's projection) is an ONNX GRU with
 otherwise, which negates that gate's rows (``sigmoid(-a) = 1 - sigmoid(a)``). Without
 ``WeightIh`` the input is the projected gates, which ONNX takes with an identity input weight.
 
+LSTM peepholes (the kernel's ``Peephole`` ``[w_ic, w_fc, w_oc]``) are ONNX's ``P`` input, in
+ONNX's ``[i, o, f]`` order; like the kernel (and fluid), ONNX's input and forget gates see the
+previous cell state and its output gate the new one.
+
 ``SequenceLength`` is ONNX's ``sequence_lens``: like the kernel, ONNX zeroes the outputs past
-each length and returns the state of the last valid step; ``is_reverse`` is direction
+each length and returns the state of the last valid step (a sequence of length 0 keeps its
+initial state, as in the kernel, through a ``Where``); ``is_reverse`` is direction
 ``reverse`` (which, like the kernel with end padding, starts at each sequence's last valid
 step). A batch-major input is transposed to ONNX's time-major layout and back. ``Reserve`` (the
 backward pass's workspace, which ``dynamic_lstm`` slices for its cell sequence) has no ONNX
@@ -98,6 +103,15 @@ def _check_reserve_unread(v):
                                   "hidden outputs and final states")
 
 
+def _keep_initial(g, v, lens, slot, last):
+    """The final state, or the initial one (``slot``) for a sequence of length 0: the kernel
+    carries the initial state through, onnxruntime gives zeros there."""
+    if lens == "" or not v.has(slot):
+        return last
+    empty = g.unsqueeze(g.node("Equal", [lens, g.const(np.array(0, np.int32), np.int32)]), [1])
+    return g.node("Where", [empty, v.x(slot), last])
+
+
 @mapper("rnn")
 def _rnn(g, v):
     mode, time_major = v.attrs["mode"], v.attrs["time_major"]
@@ -118,7 +132,12 @@ def _rnn(g, v):
     attrs = {"hidden_size": hid, "direction": "reverse" if v.attrs["is_reverse"] else "forward"}
     if mode == "LSTM":
         c0 = g.unsqueeze(v.x("InitC"), [0]) if v.has("InitC") else ""
-        y, y_h, y_c = g.node("LSTM", [x, w, r, b, lens, h0, c0], outputs=3, **attrs)
+        ins = [x, w, r, b, lens, h0, c0]
+        if v.has("Peephole"):
+            ins.append(g.unsqueeze(g.node("Gather", [v.x("Peephole"),
+                                                     g.const(_rows([0, 2, 1], hid), np.int64)],
+                                          axis=0), [0]))
+        y, y_h, y_c = g.node("LSTM", ins, outputs=3, **attrs)
     elif mode in ("GRU", "FLUID_GRU"):
         y, y_h = g.node("GRU", [x, w, r, b, lens, h0], outputs=2,
                         linear_before_reset=int(mode == "GRU"), **attrs)
@@ -128,9 +147,9 @@ def _rnn(g, v):
     out = g.squeeze(y, [0, 1] if single else [1])  # [time, 1, batch, hidden]
     if not single and not time_major:
         out = g.node("Transpose", [out], perm=[1, 0, 2])
-    last_h = g.squeeze(y_h, [0])
+    last_h = _keep_initial(g, v, lens, "InitH", g.squeeze(y_h, [0]))
     if mode == "LSTM":
-        last_c = g.squeeze(y_c, [0])
+        last_c = _keep_initial(g, v, lens, "InitC", g.squeeze(y_c, [0]))
     else:  # an empty [batch, 0]
         last_c = g.node("Slice", [last_h, g.const([0], np.int64), g.const([0], np.int64),
                                   g.const([1], np.int64)])

@@ -10,7 +10,11 @@ Weights, biases and gate order follow PaddlePaddle 2.x (and cuDNN):
 
 * ``RNN_TANH`` / ``RNN_RELU``: ``h = act(x Wih^T + bih + h Whh^T + bhh)``.
 * ``LSTM``: gates ``[i, f, g, o]`` (``4 * hidden`` rows); ``c = f * c + i * g``,
-  ``h = o * tanh(c)`` with ``i, f, o`` sigmoids and ``g`` a tanh.
+  ``h = o * tanh(c)`` with ``i, f, o`` sigmoids and ``g`` a tanh. With ``Peephole``
+  (``[3 * hidden]``: the diagonal weights ``[w_ic, w_fc, w_oc]`` of fluid's ``dynamic_lstm``)
+  the input and forget gates also see the previous cell state and the output gate the new one:
+  ``i = sigmoid(a_i + w_ic * c_prev)``, ``f = sigmoid(a_f + w_fc * c_prev)``,
+  ``o = sigmoid(a_o + w_oc * c)``.
 * ``GRU``: gates ``[r, z, c]`` (``3 * hidden`` rows); ``r, z`` sigmoids of the summed
   projections, ``c = tanh(xc + r * (h Whh_c^T + bhh_c))``, ``h = z * h + (1 - z) * c``.
 
@@ -138,24 +142,25 @@ def _from_time_major(a, single, time_major, xp):
 @register_op
 class rnn(OpDef):
     """One direction of one recurrent layer over a whole (padded) sequence; see the module
-    docstring. ``InitH`` / ``InitC`` / biases / ``SequenceLength`` may be absent (None):
-    zero states, no bias, every sequence full length."""
+    docstring. ``InitH`` / ``InitC`` / biases / ``SequenceLength`` / ``Peephole`` may be
+    absent (None): zero states, no bias, every sequence full length, no peepholes."""
 
     inputs = ("Input", "InitH", "InitC", "WeightIh", "WeightHh", "BiasIh", "BiasHh",
-              "SequenceLength")
+              "SequenceLength", "Peephole")
     outputs = ("Out", "LastH", "LastC", "Reserve")
     attrs = {"mode": "LSTM", "is_reverse": False, "time_major": False, "origin_mode": False}
     nondiff_inputs = ("SequenceLength",)
     nondiff_outputs = ("Reserve",)
 
-    def infer(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, is_reverse, time_major,
-              origin_mode):
+    def infer(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, peep, mode, is_reverse,
+              time_major, origin_mode):
         sh = lambda m: None if m is None else tuple(m.shape)  # noqa: E731
         if lens is not None and np.dtype(lens.dtype).kind not in "iu":
             raise ShapeError(f"rnn: sequence_length must be an integer tensor, got "
                              f"{np.dtype(lens.dtype).name}")
         steps, batch, _, hid, _ = _check(tuple(x.shape), sh(h0), sh(c0), sh(w_ih), sh(w_hh),
                                          sh(b_ih), sh(b_hh), sh(lens), mode, time_major)
+        _check_peephole(sh(peep), mode, hid)
         single = len(x.shape) == 2
         if single:
             out = (batch, hid)
@@ -166,12 +171,13 @@ class rnn(OpDef):
                 Meta((batch, hid if mode == "LSTM" else 0), dt),
                 Meta((steps, batch, _RESERVE[mode] * hid), dt))
 
-    def forward(self, ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode, is_reverse,
+    def forward(self, ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, peep, mode, is_reverse,
                 time_major, origin_mode):
         xp = ctx.xp
         sh = lambda a: None if a is None else tuple(a.shape)  # noqa: E731
         steps, batch, isz, hid, g = _check(x.shape, sh(h0), sh(c0), sh(w_ih), sh(w_hh),
                                            sh(b_ih), sh(b_hh), sh(lens), mode, time_major)
+        _check_peephole(sh(peep), mode, hid)
         dt = x.dtype
         xt = _to_time_major(x, time_major)
         mask = _mask(xp, lens, steps, batch, dt)
@@ -195,18 +201,29 @@ class rnn(OpDef):
         if mode == "LSTM":
             c = xp.zeros((batch, hid), dt) if c0 is None else c0.astype(dt, copy=True)
             tmp = xp.empty((batch, hid), dt)
+            h2, h3 = 2 * hid, 3 * hid
             for t in order:
                 gates = res[t, :, :G]
                 xp.matmul(h, whh_t, out=hg)
                 hg += xg[t]
-                _sigmoid(xp, hg, gates)
-                xp.tanh(hg[:, 2 * hid:3 * hid], out=gates[:, 2 * hid:3 * hid])
+                if peep is None:
+                    _sigmoid(xp, hg, gates)
+                else:  # i and f see the previous cell state; o waits for the new one
+                    for k in range(2):
+                        xp.multiply(peep[k * hid:(k + 1) * hid], c, out=tmp)
+                        hg[:, k * hid:(k + 1) * hid] += tmp
+                    _sigmoid(xp, hg[:, :h2], gates[:, :h2])
+                xp.tanh(hg[:, h2:h3], out=gates[:, h2:h3])
                 i, f, gg, o = (gates[:, k * hid:(k + 1) * hid] for k in range(4))
                 # the new states go straight into the reserve (no copies)
                 c_new, h_new = res[t, :, G:G + hid], res[t, :, G + hid:]
                 xp.multiply(f, c, out=c_new)
                 xp.multiply(i, gg, out=tmp)
                 c_new += tmp
+                if peep is not None:  # o sees the new cell state
+                    xp.multiply(peep[h2:], c_new, out=tmp)
+                    hg[:, h3:] += tmp
+                    _sigmoid(xp, hg[:, h3:], o)
                 xp.tanh(c_new, out=tmp)
                 xp.multiply(o, tmp, out=h_new)
                 if mask is None:
@@ -282,7 +299,7 @@ class rnn(OpDef):
 
     def backward(self, ctx, ins, outs, douts, mode, is_reverse, time_major, origin_mode):
         xp = ctx.xp
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens = ins
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, peep = ins
         res = outs[3]
         dout, dlast_h, dlast_c = douts[0], douts[1], douts[2]
         steps, batch, isz = _dims(x.shape, time_major)
@@ -295,6 +312,8 @@ class rnn(OpDef):
         mask = _mask(xp, lens, steps, batch, dt)
         fmask = None if mask is None else mask.astype(dt)
         order = list(range(steps - 1, -1, -1) if is_reverse else range(steps))
+        need = ctx.needs_grad or [True] * 9
+        dpeep = None
         # carried state before each step (in processing order)
         hcol = slice(G + hid, None) if mode == "LSTM" else \
             slice(4 * hid, None) if mode == "GRU" else \
@@ -336,13 +355,18 @@ class rnn(OpDef):
                 xp.add(dh, dyt[t], out=dhn)
                 if fmask is not None:
                     dhn *= fmask[t]
+                xp.multiply(dhn, fac[t, :, 3 * hid:], out=dxg[t, :, 3 * hid:])
                 xp.multiply(dhn, o_tc[t], out=dcn)
                 dcn += dc
+                if peep is not None:  # the output gate's peephole reads c
+                    dcn += dxg[t, :, 3 * hid:] * peep[2 * hid:]
                 if fmask is not None:
                     dcn *= fmask[t]
                 xp.multiply(dcn[:, None, :], fac4[t, :, :3], out=dxg4[t, :, :3])
-                xp.multiply(dhn, fac[t, :, 3 * hid:], out=dxg[t, :, 3 * hid:])
                 new_dc = dcn * gates[t, :, hid:2 * hid]
+                if peep is not None:  # the input and forget gates' peepholes read c_prev
+                    new_dc += dxg[t, :, :hid] * peep[:hid]
+                    new_dc += dxg[t, :, hid:2 * hid] * peep[hid:2 * hid]
                 new_dh = dxg[t] @ w_hh
                 if fmask is not None:
                     keep = 1 - fmask[t]
@@ -350,6 +374,11 @@ class rnn(OpDef):
                     new_dh += keep * dh
                 dc, dh = new_dc, new_dh
             dc0 = dc
+            if peep is not None and need[8]:
+                dpeep = xp.concatenate([
+                    xp.einsum("tbh,tbh->h", dxg[:, :, :hid], cprev),
+                    xp.einsum("tbh,tbh->h", dxg[:, :, hid:2 * hid], cprev),
+                    xp.einsum("tbh,tbh->h", dxg[:, :, 3 * hid:], c_all)])
         elif mode == "GRU":
             h2 = 2 * hid
             for k in range(steps - 1, -1, -1):
@@ -427,7 +456,6 @@ class rnn(OpDef):
                     new_dh += (1 - fmask[t]) * dh
                 dh = new_dh
             dc0 = None
-        need = ctx.needs_grad or [True] * 8
         dxg2 = dxg.reshape(steps * batch, G)
         dhg2 = dhg.reshape(steps * batch, G)
         dx = dw_ih = dw_hh = db_ih = db_hh = None
@@ -449,7 +477,18 @@ class rnn(OpDef):
         dh0 = dh if h0 is not None else None
         if c0 is None:
             dc0 = None
-        return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, None
+        return dx, dh0, dc0, dw_ih, dw_hh, db_ih, db_hh, None, dpeep
+
+
+def _check_peephole(p, mode, hid):
+    """``Peephole`` (a shape, or None) must be ``[3 * hidden]`` and only with ``LSTM``."""
+    if p is None:
+        return
+    if mode != "LSTM":
+        raise ShapeError(f"rnn ({mode}): only LSTM takes peephole weights")
+    if len(p) != 1 or not _known_eq(p[0], 3 * hid):
+        raise ShapeError(f"rnn (LSTM): the peephole weights must be [3 * hidden_size] = "
+                         f"[{3 * hid}] ([w_ic, w_fc, w_oc]), got shape {list(p)}")
 
 
 def _masked_step(xp, h, h_new, m, out_t):

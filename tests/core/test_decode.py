@@ -384,6 +384,45 @@ def test_beam_search_with_lstm_cell_eager_equals_declarative():
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-5)
 
 
+class CacheCell(core.nn.Layer):
+    """Self-attention over the tokens decoded so far: its state, a ``MultiHeadAttention.Cache``,
+    grows by one position each step."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = core.nn.Embedding([V, H])
+        self.attn = core.nn.MultiHeadAttention(H, 2)
+        self.out = core.nn.Linear(H, V)
+
+    def forward(self, ids, states):
+        x = L.unsqueeze(self.emb(ids), [1])
+        y, cache = self.attn(x, x, x, None, core.nn.MultiHeadAttention.Cache(*states))
+        return self.out(L.squeeze(y, [1])), tuple(cache)
+
+
+def test_cell_state_that_grows_each_step_declarative_equals_eager():
+    """The state's length dim is unknown inside the while op: the decoder reshapes between
+    [batch, beam, ...] and [batch * beam, ...] with its run-time size."""
+    core.seed(13)
+    dec = core.nn.BeamSearchDecoder(CacheCell(), 1, 0, 3)
+    k = np.random.default_rng(7).standard_normal((2, 2, 1, H // 2)).astype(np.float32)
+
+    def decode(k):
+        ids, states = core.nn.dynamic_decode(dec, (k, k), max_step_num=5)
+        return ids, states.log_probs, states.cell_states[0]
+
+    with core.no_grad():
+        want = [v.numpy() for v in decode(core.to_tensor(k))]
+        got = [v.numpy() for v in declarative(decode)(core.to_tensor(k))]
+    steps = want[0].shape[1]
+    assert want[2].shape == (2, 3, 2, 1 + steps, H // 2)
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:]):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
+    main = ProgramTranslator().get_program(declarative(decode), core.to_tensor(k))[0]
+    assert [op.type for op in main.global_block().ops].count("while") == 1
+
+
 def test_beam_decode_program_exports_to_onnx(h0, tmp_path):
     pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")

@@ -311,19 +311,27 @@ def test_units_inside_declarative_equal_eager_with_gradients():
 
 
 # -- dynamic_lstm / dynamic_gru ------------------------------------------------------------------
-def _fluid_lstm_ref(x, lens, w, b):
+def _fluid_lstm_ref(x, lens, w, b, reverse=False):
+    """fluid's LSTM, written from its formulas: gates ``[c, i, f, o]``; a ``[1, 7 * hidden]``
+    bias ends with the peepholes ``w_ic, w_fc, w_oc`` (i and f see c_{t-1}, o sees c_t)."""
     hid = w.shape[0]
     out = np.zeros(x.shape[:2] + (hid,))
     cells = np.zeros_like(out)
+    w_ic, w_fc, w_oc = np.split(b[0, 4 * hid:], 3) if b.shape[1] == 7 * hid else (0, 0, 0)
     for n in range(len(x)):
         h, c = np.zeros(hid), np.zeros(hid)
-        for s in range(lens[n]):
-            g = x[n, s] + h @ w + b[0]
+        for s in (range(lens[n] - 1, -1, -1) if reverse else range(lens[n])):
+            g = x[n, s] + h @ w + b[0, :4 * hid]
             cand, i, f, o = (g[k * hid:(k + 1) * hid] for k in range(4))
-            c = _sig(f) * c + _sig(i) * np.tanh(cand)
-            h = _sig(o) * np.tanh(c)
+            c = _sig(f + w_fc * c) * c + _sig(i + w_ic * c) * np.tanh(cand)
+            h = _sig(o + w_oc * c) * np.tanh(c)
             out[n, s], cells[n, s] = h, c
     return out, cells
+
+
+def _attr(value):
+    """A ParamAttr initialising the parameter to ``value``."""
+    return core.ParamAttr(initializer=core.initializer.NumpyArrayInitializer(value))
 
 
 def _fluid_gru_ref(x, lens, w, b):
@@ -351,17 +359,15 @@ def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
     lens = np.array([5, 2, 3], np.int64)
     w = rng.standard_normal((3, 12)).astype(np.float32) * 0.5
     b = rng.standard_normal((1, 12)).astype(np.float32) * 0.1
-    attr = lambda v: core.ParamAttr(  # noqa: E731
-        initializer=core.initializer.NumpyArrayInitializer(v))
     h, c = core.layers.dynamic_lstm(t(x4), 12, use_peepholes=False, length=t(lens),
-                                    param_attr=attr(w), bias_attr=attr(b))
+                                    param_attr=_attr(w), bias_attr=_attr(b))
     want_h, want_c = _fluid_lstm_ref(x4, lens, w, b)
     np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-5, atol=1e-6)
     mask = (np.arange(5)[None, :] < lens[:, None])[..., None]
     np.testing.assert_allclose(c.numpy() * mask, want_c, rtol=1e-5, atol=1e-6)
     wg = rng.standard_normal((3, 9)).astype(np.float32) * 0.5
     bg = rng.standard_normal((1, 9)).astype(np.float32) * 0.1
-    g = core.layers.dynamic_gru(t(x3), 3, param_attr=attr(wg), bias_attr=attr(bg),
+    g = core.layers.dynamic_gru(t(x3), 3, param_attr=_attr(wg), bias_attr=_attr(bg),
                                 length=t(lens))
     np.testing.assert_allclose(g.numpy(), _fluid_gru_ref(x3, lens, wg, bg), rtol=1e-5,
                                atol=1e-6)
@@ -373,8 +379,8 @@ def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
             xg = static.data("xg", [None, 5, 9], "float32")
             lv = static.data("lens", [None], "int64")
             sh, _ = core.layers.dynamic_lstm(xv, 12, use_peepholes=False, length=lv,
-                                             param_attr=attr(w), bias_attr=attr(b))
-            sg = core.layers.dynamic_gru(xg, 3, param_attr=attr(wg), bias_attr=attr(bg),
+                                             param_attr=_attr(w), bias_attr=_attr(b))
+            sg = core.layers.dynamic_gru(xg, 3, param_attr=_attr(wg), bias_attr=_attr(bg),
                                          length=lv)
         exe = static.Executor(core.CPUPlace())
         scope = static.Scope()
@@ -387,20 +393,116 @@ def test_dynamic_lstm_and_gru_keep_fluid_layouts_eager_and_static():
     np.testing.assert_allclose(got_g, g.numpy(), rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_dynamic_lstm_peepholes_by_default_match_fluids_formulas(reverse):
+    from core import static
+
+    x = rng.standard_normal((3, 5, 8)).astype(np.float32)
+    lens = np.array([5, 2, 4], np.int64)
+    w = rng.standard_normal((2, 8)).astype(np.float32) * 0.5
+    b = rng.standard_normal((1, 14)).astype(np.float32) * 0.5
+    h, c = core.layers.dynamic_lstm(t(x), 8, param_attr=_attr(w), bias_attr=_attr(b),
+                                    length=t(lens), is_reverse=reverse)
+    want_h, want_c = _fluid_lstm_ref(x, lens, w, b, reverse)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-5, atol=1e-6)
+    mask = (np.arange(5)[None, :] < lens[:, None])[..., None]
+    np.testing.assert_allclose(c.numpy() * mask, want_c, rtol=1e-5, atol=1e-6)
+    core.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data("x", [None, 5, 8], "float32")
+            lv = static.data("lens", [None], "int64")
+            sh, _ = core.layers.dynamic_lstm(xv, 8, length=lv, is_reverse=reverse,
+                                             param_attr=_attr(w), bias_attr=_attr(b))
+            # the default bias is [1, 7 * hidden]: gate biases, then the peepholes
+            bias = [p for p in main.all_parameters() if p.shape == [1, 14]]
+            assert len(bias) == 1 and len(main.all_parameters()) == 2
+            db, = static.gradients([core.layers.reduce_sum(sh)], bias)
+        exe = static.Executor(core.CPUPlace())
+        scope = static.Scope()
+        exe.run(startup, scope=scope)
+        got, got_db = exe.run(main, feed={"x": x, "lens": lens}, fetch_list=[sh, db],
+                              scope=scope)
+    finally:
+        core.disable_static()
+    np.testing.assert_allclose(got, h.numpy(), rtol=1e-6, atol=1e-7)
+    assert np.all(np.abs(got_db[0, 8:]) > 0)  # every peephole weight gets a gradient
+
+
+def test_dynamic_lstm_reads_the_lengths_of_a_lod_level_1_input():
+    """fluid's seed pattern: ``data(lod_level=1)`` -> embedding -> dynamic_lstm(emb, size)."""
+    core.enable_static()
+    try:
+        from core import static
+
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            words = static.data("words", [None, 1], "int64", lod_level=1)
+            emb = core.layers.embedding(words, size=[10, 8], param_attr="emb_w")
+            init = core.initializer.NumpyArrayInitializer(
+                rng.standard_normal((1, 14)).astype(np.float32))
+            h, _ = core.layers.dynamic_lstm(emb, 8, param_attr="lstm_w",
+                                            bias_attr=core.ParamAttr("lstm_b", init))
+            last = core.layers.sequence_pool(h, "last")
+        exe = static.Executor(core.CPUPlace())
+        scope = static.Scope()
+        exe.run(startup, scope=scope)
+        data = core.create_lod_tensor([[1, 2, 3], [4], [5, 6]], [[3, 1, 2]], core.CPUPlace())
+        got_h, got_last = exe.run(main, feed={"words": data}, fetch_list=[h, last],
+                                  scope=scope)
+        emb_w, w, b = (np.asarray(scope.find_var(n).get_tensor())
+                       for n in ("emb_w", "lstm_w", "lstm_b"))
+    finally:
+        core.disable_static()
+    assert b.shape == (1, 14) and np.abs(b[0, 8:]).min() > 0
+    ids = np.array([[1, 2, 3], [4, 0, 0], [5, 6, 0]])
+    lens = np.array([3, 1, 2])
+    want, _ = _fluid_lstm_ref(emb_w[ids], lens, w, b)
+    np.testing.assert_allclose(got_h, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_last, want[np.arange(3), lens - 1], rtol=1e-5, atol=1e-6)
+
+
 def test_dynamic_rnn_bad_input():
     x = t(np.zeros((2, 4, 8), np.float32))
-    with pytest.raises(ValueError, match="use_peepholes=False"):
-        core.layers.dynamic_lstm(x, 8)
     with pytest.raises(ValueError, match=r"'input' must be .*size=12.*\[2, 4, 8\]"):
-        core.layers.dynamic_lstm(x, 12, use_peepholes=False)
+        core.layers.dynamic_lstm(x, 12)
     with pytest.raises(ValueError, match=r"'length' must be \[batch_size\] = \[2\].*\[3\]"):
-        core.layers.dynamic_lstm(x, 8, use_peepholes=False,
-                                 length=t(np.array([1, 2, 3], np.int64)))
+        core.layers.dynamic_lstm(x, 8, length=t(np.array([1, 2, 3], np.int64)))
     with pytest.raises(ValueError, match=r"'h_0' must be \[batch_size, hidden_size=2\]"):
-        core.layers.dynamic_lstm(x, 8, use_peepholes=False, h_0=t(np.zeros((2, 3), np.float32)))
-    with pytest.raises(OpError, match=r"sequence_length values must lie in \[0, 4\]"):
+        core.layers.dynamic_lstm(x, 8, h_0=t(np.zeros((2, 3), np.float32)))
+    with pytest.raises(ValueError, match=r"dynamic_gru\(\): 'length' values must lie in "
+                       r"\[0, 4\].*\[2, 4, 6\].*\[5, 1\]"):
         core.layers.dynamic_gru(t(np.zeros((2, 4, 6), np.float32)), 2,
                                 length=t(np.array([5, 1], np.int64)))
+    with pytest.raises(ValueError, match=r"dynamic_lstm\(\): 'length' values must lie in "
+                       r"\[0, 4\].*\[-1, 2\]"):
+        core.layers.dynamic_lstm(x, 8, length=t(np.array([-1, 2], np.int64)))
+    with pytest.raises(ValueError, match=r"'size' must be 4 \* hidden_size, got 10"):
+        core.layers.dynamic_lstm(t(np.zeros((2, 4, 10), np.float32)), 10)
+    with pytest.raises(TypeError, match=r"'size' must be int"):
+        core.layers.dynamic_lstm(x, 8.0)
+    with pytest.raises(ValueError, match=r"only cell_activation='tanh'"):
+        core.layers.dynamic_lstm(x, 8, cell_activation="relu")
+    # in a static program the lengths are known only when it runs: the kernel names them
+    core.enable_static()
+    try:
+        from core import static
+
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data("x", [None, 4, 8], "float32")
+            lv = static.data("lens", [None], "int64")
+            h, _ = core.layers.dynamic_lstm(xv, 8, length=lv)
+        exe = static.Executor(core.CPUPlace())
+        scope = static.Scope()
+        exe.run(startup, scope=scope)
+        with pytest.raises(OpError, match=r"sequence_length values must lie in \[0, 4\].*"
+                           r"\[1, 5\]"):
+            exe.run(main, feed={"x": np.zeros((2, 4, 8), np.float32),
+                                "lens": np.array([5, 1], np.int64)}, fetch_list=[h], scope=scope)
+    finally:
+        core.disable_static()
 
 
 class _UserCellModel(nn.Layer):

@@ -87,7 +87,9 @@ def _fluid_program(cell):
         x = static.data("x", [-1, -1, 12], "float32")
         lengths = static.data("lengths", [-1], "int64")
         if cell:
-            hidden, cell_seq = core.layers.dynamic_lstm(x, 12, use_peepholes=False,
+            # fluid's defaults: peepholes (the bias's last 3 * hidden values, ONNX's P)
+            bias = core.ParamAttr(initializer=core.initializer.Uniform(-1.0, 1.0))
+            hidden, cell_seq = core.layers.dynamic_lstm(x, 12, bias_attr=bias,
                                                         is_reverse=True, length=lengths)
             fetch = [hidden, cell_seq]
         else:

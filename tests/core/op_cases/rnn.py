@@ -19,7 +19,7 @@ def _sig(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, origin_mode=False):
+def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, peep, origin_mode=False):
     xg = (x if w_ih is None else w_ih @ x) + (0 if b_ih is None else b_ih)
     if mode == "FLUID_GRU":
         hid = w_hh.shape[0]
@@ -34,8 +34,11 @@ def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, origin_mode=False):
     if mode == "LSTM":
         a = xg + hg
         i, f, g, o = (a[k * hid:(k + 1) * hid] for k in range(4))
-        c = _sig(f) * c + _sig(i) * np.tanh(g)
-        return _sig(o) * np.tanh(c), c
+        p_i, p_f, p_o = (np.zeros(hid),) * 3 if peep is None else np.split(peep, 3)
+        # the input and forget gates see the previous cell state, the output gate the new one
+        gi, gf = _sig(i + p_i * c), _sig(f + p_f * c)
+        c = gf * c + gi * np.tanh(g)
+        return _sig(o + p_o * c) * np.tanh(c), c
     if mode == "GRU":
         rr = _sig(xg[:hid] + hg[:hid])
         z = _sig(xg[hid:2 * hid] + hg[hid:2 * hid])
@@ -45,7 +48,7 @@ def _step(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, origin_mode=False):
     return (np.maximum(a, 0) if mode == "RNN_RELU" else np.tanh(a)), c
 
 
-def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode="LSTM", is_reverse=False,
+def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, peep=None, mode="LSTM", is_reverse=False,
             time_major=False, origin_mode=False):
     single = x.ndim == 2
     xt = x[None] if single else (x if time_major else x.transpose(1, 0, 2))
@@ -61,7 +64,7 @@ def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode="LSTM", is_reverse=Fal
         ts = range(n - 1, -1, -1) if is_reverse else range(n)
         for t in ts:
             h, c = _step(mode, xt[t, b].astype(np.float64), h, c, w_ih, w_hh, b_ih, b_hh,
-                         origin_mode)
+                         peep, origin_mode)
             out[t, b] = h
         last_h[b] = h
         if mode == "LSTM":
@@ -72,7 +75,7 @@ def rnn_ref(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, mode="LSTM", is_reverse=Fal
 
 
 def _case(mode, steps=3, batch=2, isz=3, hid=2, lens=None, init=True, bias=True,
-          time_major=False, is_reverse=False, single=False, name=""):
+          time_major=False, is_reverse=False, single=False, peep=False, name=""):
     g = {"LSTM": 4, "GRU": 3}.get(mode, 1)
     if single:
         x = f32(batch, isz, s=1.0)
@@ -82,7 +85,8 @@ def _case(mode, steps=3, batch=2, isz=3, hid=2, lens=None, init=True, bias=True,
     c0 = f32(batch, hid) if init and mode == "LSTM" else None
     ins = [x, h0, c0, f32(g * hid, isz), f32(g * hid, hid),
            f32(g * hid) if bias else None, f32(g * hid) if bias else None,
-           None if lens is None else np.array(lens, np.int64)]
+           None if lens is None else np.array(lens, np.int64),
+           f32(3 * hid, s=1.0) if peep else None]
     return Case(ins, {"mode": mode, "is_reverse": is_reverse, "time_major": time_major},
                 ref=rnn_ref, atol=1e-5, rtol=1e-4, name=name or mode)
 
@@ -93,19 +97,27 @@ CASES = {
         _case("LSTM", lens=[3, 1], is_reverse=True, name="lstm reverse lengths"),
         _case("LSTM", lens=[2, 0], init=False, time_major=True, name="lstm time-major lengths"),
         _case("LSTM", single=True, name="lstm one step"),
+        _case("LSTM", steps=4, lens=[4, 2], peep=True, name="lstm peepholes lengths"),
+        _case("LSTM", lens=[1, 3], peep=True, is_reverse=True, init=False, time_major=True,
+              name="lstm peepholes reverse time-major"),
+        _case("LSTM", single=True, peep=True, name="lstm peepholes one step"),
+        Case([f32(3, 4, 8, s=1.0), f32(3, 2), f32(3, 2), None, f32(8, 2), f32(8), None,
+              np.array([4, 0, 2], np.int32), f32(6, s=1.0)], {"mode": "LSTM"}, ref=rnn_ref,
+             name="lstm peepholes projected input"),
         _case("GRU", lens=[1, 3], name="gru lengths"),
+        _case("GRU", lens=[0, 3], is_reverse=True, name="gru zero length keeps the initial state"),
         _case("GRU", is_reverse=True, bias=False, name="gru reverse no bias"),
         _case("GRU", single=True, init=False, name="gru one step"),
         _case("RNN_TANH", lens=[3, 2], is_reverse=True, name="tanh reverse lengths"),
         _case("RNN_RELU", steps=2, name="relu"),
         Case([f32(2, 3, 8, s=1.0), f32(2, 2), f32(2, 2), None, f32(8, 2), f32(8), None,
-              np.array([3, 2], np.int64)], {"mode": "LSTM"}, ref=rnn_ref,
+              np.array([3, 2], np.int64), None], {"mode": "LSTM"}, ref=rnn_ref,
              name="lstm projected input"),
         Case([f32(3, 2, 6, s=1.0), f32(2, 2), None, None, f32(2, 6), f32(6), None,
-              np.array([1, 3], np.int64)], {"mode": "FLUID_GRU", "time_major": True},
+              np.array([1, 3], np.int64), None], {"mode": "FLUID_GRU", "time_major": True},
              ref=rnn_ref, name="fluid gru"),
         Case([f32(2, 3, 9, s=1.0), None, None, None, f32(3, 9), None, None,
-              np.array([3, 2], np.int64)], {"mode": "FLUID_GRU", "is_reverse": True,
+              np.array([3, 2], np.int64), None], {"mode": "FLUID_GRU", "is_reverse": True,
                                             "origin_mode": True},
              ref=rnn_ref, name="fluid gru origin reverse"),
     ],
