@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from .conftest import both, convert, needs_static_control_flow, run_static
+from .conftest import both, convert, run_static
 
 
 def loops(n):
@@ -62,7 +62,6 @@ def test_flags_replace_the_statements():
         text.replace("__continue_", "")
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("limit", [2.0, 100.0])
 def test_static_break_under_tensor_condition(limit):
     def f(x, limit):
@@ -85,7 +84,6 @@ def test_static_break_under_tensor_condition(limit):
     assert convert(f)  # converts once, cached
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("start", [0.0, 4.0])
 def test_static_break_in_python_range_loop_switches_to_while_loop(start):
     def f(x):

@@ -6,7 +6,7 @@ import core
 from translator.convert import is_converted, not_to_static
 from translator.convert_ops import convert_call, convert_range
 
-from .conftest import both, convert, needs_static_control_flow, run_static
+from .conftest import both, convert, run_static
 
 
 def helper(x):
@@ -66,7 +66,6 @@ def test_static_function_objects_are_unwrapped():
     assert convert_call(FakeStaticFunction())(4) == 8
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("value", [[1.0], [-2.0]])
 def test_static_nested_call_builds_its_cond(value):
     def f(x):

@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import both, convert, needs_static_control_flow, run_static
+from .conftest import both, convert, run_static
 
 
 def casts(x):
@@ -32,7 +32,6 @@ def test_numpy_shape_unchanged():
     assert convert(shape_and_len, ("shape",))(a) == ((2, 5), 2)
 
 
-@needs_static_control_flow
 def test_static_cast_gives_a_cast_op():
     def f(x):
         return int(x), float(x), bool(x)
@@ -44,7 +43,6 @@ def test_static_cast_gives_a_cast_op():
     assert b.dtype == np.bool_ and b.shape == () and b.tolist() is True
 
 
-@needs_static_control_flow
 def test_static_shape_with_unknown_dim():
     main = core.static.Program()
     with core.static.program_guard(main, core.static.Program()):

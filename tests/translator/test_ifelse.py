@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, needs_static_control_flow, op_types, run_static
+from .conftest import as_array, both, convert, op_types, run_static
 
 
 def nested(x, y):
@@ -82,7 +82,6 @@ def test_eager_tensor_predicate(value):
     np.testing.assert_allclose(as_array(got), as_array(expected))
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("value", [[1.0, 2.0], [-1.0, -2.0]])
 def test_static_cond(value):
     x = np.array(value, dtype="float32")
@@ -91,7 +90,6 @@ def test_static_cond(value):
     assert "cond" in op_types(program) or "conditional_block" in op_types(program)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("value", [[1.0, 2.0], [3.0, 4.0]])
 def test_static_cond_promotes_python_values(value):
     x = np.array(value, dtype="float32")
@@ -100,7 +98,6 @@ def test_static_cond_promotes_python_values(value):
     np.testing.assert_allclose(out, x + 10 if x.sum() > 3 else x)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("value", [[1.0], [-1.0]])
 def test_static_ifexp(value):
     x = np.array(value, dtype="float32")
@@ -113,7 +110,6 @@ def test_static_ifexp(value):
     np.testing.assert_allclose(out, x * 3 if x.sum() > 0 else x * 0)
 
 
-@needs_static_control_flow
 def test_static_defined_in_one_branch_fails_only_on_the_path_that_leaves_it_unbound():
     out, _ = run_static(one_branch, [np.array([1.0], dtype="float32")])
     np.testing.assert_allclose(out, [2.0])

@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, needs_static_control_flow, op_types, run_static
+from .conftest import as_array, both, op_types, run_static
 
 items = []
 
@@ -35,7 +35,6 @@ def test_global_list_is_left_alone():
     assert items == [1, 1]
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [1, 3])
 def test_static_append_in_tensor_loop(n):
     def f(x, n):
@@ -52,7 +51,6 @@ def test_static_append_in_tensor_loop(n):
     assert "write_to_array" in op_types(program)
 
 
-@needs_static_control_flow
 def test_static_append_of_int_values_to_empty_list():
     def f(n):
         out = []
@@ -104,7 +102,6 @@ def _check(expected, got):
                                                             else e), rtol=1e-6)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [1, 3])
 def test_tensor_array_stack_concat_index(n):
     x = np.array([1.0, -2.0], dtype="float32")
@@ -116,7 +113,6 @@ def test_tensor_array_stack_concat_index(n):
     assert {"while", "tensor_array_to_tensor", "read_from_array"} <= op_types(program)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("rows", [1, 3])
 def test_tensor_array_from_rows(rows):
     x = np.arange(rows * 2, dtype="float32").reshape(rows, 2)
@@ -128,7 +124,6 @@ def test_tensor_array_from_rows(rows):
     assert "tensor_array_to_tensor" in op_types(program)
 
 
-@needs_static_control_flow
 def test_tensor_array_stack_trains_through_declarative():
     from translator import declarative
 
@@ -185,7 +180,6 @@ def pop_after_a_static_loop(x, w, n):
     return core.layers.stack(hs).sum() + first.sum() * 2.0
 
 
-@needs_static_control_flow
 def test_pop_removes_the_item_from_a_tensor_array():
     from . import test_semantics as sem
 
@@ -195,7 +189,6 @@ def test_pop_removes_the_item_from_a_tensor_array():
     assert static.translations == 1
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [2, 4])
 def test_gradient_through_pop_of_a_tensor_array(n):
     from . import test_semantics as sem

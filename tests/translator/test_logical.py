@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, needs_static_control_flow, op_types, run_static
+from .conftest import as_array, both, convert, op_types, run_static
 
 
 def logic(a, b, c):
@@ -67,7 +67,6 @@ def test_eager_tensors_return_what_python_returns():
     assert as_array(got).tolist() == as_array(expected).tolist() == [0]
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("xv", [0, 5])
 def test_static_and_returns_python_value(xv):
     def f(x, y):
@@ -80,7 +79,6 @@ def test_static_and_returns_python_value(xv):
     assert "cond" in op_types(program)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("xv", [-1.0, 1.0])
 def test_static_right_side_ops_live_in_a_branch(xv):
     def f(x):
@@ -93,7 +91,6 @@ def test_static_right_side_ops_live_in_a_branch(xv):
     assert "reduce_sum" not in global_types
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("xv", [-1.0, 1.0])
 def test_static_not(xv):
     def f(x):
@@ -125,7 +122,6 @@ def and_number(x):
     return x and 999999
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("fn", [and_guards_an_assert, or_guards_an_assert])
 def test_right_operand_ops_run_only_when_needed(fn):
     from . import test_semantics as sem
@@ -136,7 +132,6 @@ def test_right_operand_ops_run_only_when_needed(fn):
               (sem.f32(0.0, 0.0),), ops={"cond", "assert"})
 
 
-@needs_static_control_flow
 def test_static_and_or_give_the_operand_python_gives():
     from translator import ProgramTranslator, declarative
 

@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, needs_static_control_flow, op_types, run_static
+from .conftest import as_array, both, convert, op_types, run_static
 
 
 def while_sum(n):
@@ -101,7 +101,6 @@ def test_loop_variable_rebinding_is_seen_by_closures():
     assert converted(3) == 9  # the converted function shares the original closure cell
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [0, 3])
 def test_static_while_loop(n):
     x = np.ones([2], dtype="float32")
@@ -111,7 +110,6 @@ def test_static_while_loop(n):
     assert any("while" in t for t in op_types(program))
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [1, 4])
 def test_static_for_range_tensor_bound(n):
     def f(n):
@@ -125,7 +123,6 @@ def test_static_for_range_tensor_bound(n):
     assert "while" in op_types(program)
 
 
-@needs_static_control_flow
 def test_static_for_over_tensor_rows():
     x = np.arange(6, dtype="float32").reshape(3, 2)
     out, _ = run_static(for_tensor, [x])
@@ -158,7 +155,6 @@ def accumulate_from_0d(x, n):
     return s
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("rows", [0, 1, 3])
 def test_number_becomes_vector_over_tensor_rows(rows):
     x = np.arange(rows * 2, dtype="float32").reshape(rows, 2) + 1
@@ -170,7 +166,6 @@ def test_number_becomes_vector_over_tensor_rows(rows):
     assert program.num_blocks == 2  # the first trace's blocks were removed
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_number_becomes_vector_in_while(n):
     x = np.array([1.5, -2.0], dtype="float32")
@@ -181,7 +176,6 @@ def test_number_becomes_vector_in_while(n):
     assert "while" in op_types(program)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_0d_value_becomes_vector_in_while(n):
     x = np.array([1.0, 2.0, 4.0], dtype="float32")
@@ -191,7 +185,6 @@ def test_0d_value_becomes_vector_in_while(n):
     assert "while" in op_types(program)
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_number_becomes_vector_declarative(n):
     from translator import declarative
@@ -204,7 +197,6 @@ def test_number_becomes_vector_declarative(n):
     assert int(as_array(i)) == n
 
 
-@needs_static_control_flow
 def test_number_becomes_tensor_of_unknown_shape_is_a_clear_error():
     main, startup = core.static.Program(), core.static.Program()
     with core.static.program_guard(main, startup):
@@ -228,7 +220,6 @@ def scaled_sum(x, n):
     return y
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("n", [0, 3])
 def test_counter_stays_weak_in_float_arithmetic(n):
     x = np.array([1.0, 2.0], dtype="float32")
@@ -268,7 +259,6 @@ def _sem():
     return test_semantics
 
 
-@needs_static_control_flow
 def test_growing_concat_gets_its_changing_dim_relaxed():
     from translator import ProgramTranslator
 
@@ -281,7 +271,6 @@ def test_growing_concat_gets_its_changing_dim_relaxed():
     assert list(outs[0].shape) == [-1, 2]
 
 
-@needs_static_control_flow
 def test_name_first_bound_in_a_tensor_loop_is_usable_after_it():
     from translator import InputSpec, declarative
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from .conftest import convert, needs_static_control_flow, op_types, run_static
+from .conftest import convert, op_types, run_static
 
 
 def f(x):
@@ -30,7 +30,6 @@ def test_assert_message_is_evaluated_only_on_failure():
     assert calls == []
 
 
-@needs_static_control_flow
 def test_static_ops():
     def g(x):
         print(x)

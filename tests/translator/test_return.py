@@ -5,7 +5,7 @@ import pytest
 import core
 from core.mode import static_mode_guard
 
-from .conftest import as_array, both, convert, needs_static_control_flow, run_static
+from .conftest import as_array, both, convert, run_static
 
 
 def early(x):
@@ -76,7 +76,6 @@ def test_eager_tensor(value):
     np.testing.assert_allclose(as_array(got), as_array(expected))
 
 
-@needs_static_control_flow
 @pytest.mark.parametrize("value", [[1.0, 2.0], [-1.0, -3.0]])
 def test_static_early_return(value):
     x = np.array(value, dtype="float32")
@@ -84,7 +83,6 @@ def test_static_early_return(value):
     np.testing.assert_allclose(out, x * 2 if x.mean() > 0 else x - 1)
 
 
-@needs_static_control_flow
 def test_static_none_on_one_path_gives_one_of_two_results():
     from translator.convert_state import PathUnion
 
