@@ -1,9 +1,10 @@
 """core.distributed: collectives, DataParallel, with_data_parallel and the launcher.
 
 The multi-process tests (marked ``dist``) start 2 processes with the launcher and check that
-training on 2 shards equals one process on the whole batch (tests/core/dist_scripts/), and
-that a failing rank ends the job with its error named. They skip when mpi4py or mpiexec is
-missing. The others run in this process, a one-process job.
+training on 2 shards equals one process on the whole batch
+(tests/core/distributed/dist_scripts/), and that a failing rank ends the job with its error
+named. They skip when mpi4py or mpiexec is missing. The others run in this process, a
+one-process job.
 """
 import os
 import shutil
@@ -21,7 +22,7 @@ import core.distributed as dist
 from core.distributed import communicators as comm_mod
 from core.distributed import launch
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dist_scripts")
 
 

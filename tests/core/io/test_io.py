@@ -185,7 +185,8 @@ def test_control_flow_sub_blocks_are_kept_and_renumbered(static_mode, tmp_path):
 
 
 def test_fit_a_line_example_trains_exports_and_predicts(tmp_path, capsys):
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "fit_a_line.py")
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples",
+                        "fit_a_line.py")
     example = runpy.run_path(path)
     assert example["main"](["fit_a_line.py", str(tmp_path / "model")]) == 0
     out = capsys.readouterr().out

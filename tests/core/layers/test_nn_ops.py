@@ -11,8 +11,8 @@ from core.initializer import NumpyArrayInitializer
 from core.ops.registry import KernelContext, Meta, get_op
 from core.param_attr import ParamAttr
 
-from .op_cases.loss import acc_ref, ce_ref, sce_ref, swce_ref
-from .op_cases.nn import conv_ref, pool_ref
+from ..ops.op_cases.loss import acc_ref, ce_ref, sce_ref, swce_ref
+from ..ops.op_cases.nn import conv_ref, pool_ref
 
 r = np.random.default_rng(11)
 

@@ -3,7 +3,7 @@ keep Paddle's ``conv2d``, ``elementwise_add``, activation sequence. Both must gi
 values and gradients. Also: kernels that keep a channels-last memory layout (the fused op's
 output, pooling's output and gradient) give the same values as on contiguous NCHW arrays.
 (The op's own forward, numeric gradients and static run are registry cases in
-tests/core/op_cases/nn.py.)"""
+tests/core/ops/op_cases/nn.py.)"""
 import numpy as np
 import pytest
 

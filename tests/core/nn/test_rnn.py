@@ -6,7 +6,7 @@ import pytest
 import core
 from core import nn
 from core.errors import OpError
-from tests.core.op_cases.rnn import rnn_ref
+from tests.core.ops.op_cases.rnn import rnn_ref
 from translator import declarative
 
 rng = np.random.default_rng(21)

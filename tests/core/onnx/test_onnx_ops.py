@@ -2,7 +2,7 @@
 onnxruntime against the executor, or is listed (with its reason) in
 ``core.onnx.NOT_EXPORTABLE``.
 
-Each registry case (``tests/core/op_cases``) is built into a Program, pruned for inference as
+Each registry case (``tests/core/ops/op_cases``) is built into a Program, pruned for inference as
 ``export_program`` prunes it, run by the Executor, exported, and run by onnxruntime on the same
 feeds: values, shapes and dtypes must agree. An op with a mapper and no case that exports, an
 op that is neither mapped nor listed, or an op both mapped and listed fails the suite.
@@ -26,21 +26,21 @@ from core.mode import static_mode_guard  # noqa: E402
 from core.ops.registry import all_ops, get_op  # noqa: E402
 from core.static.prune import prune_for_inference  # noqa: E402
 
-from .op_cases import Case, load_all  # noqa: E402
+from ..ops.op_cases import Case, load_all  # noqa: E402
 
 CASES = load_all()
 
 #: mapped ops whose tests are not registry cases, and the module that runs them in onnxruntime
 COVERED_ELSEWHERE = {
-    "cond": "tests/core/test_onnx_control_flow.py",
-    "while": "tests/core/test_onnx_control_flow.py",
-    "create_array": "tests/core/test_onnx_control_flow.py",
-    "write_to_array": "tests/core/test_onnx_control_flow.py",
-    "read_from_array": "tests/core/test_onnx_control_flow.py",
-    "array_length": "tests/core/test_onnx_control_flow.py",
-    "tensor_array_to_tensor": "tests/core/test_onnx_control_flow.py",
-    "increment": "tests/core/test_onnx_control_flow.py",
-    "print": "tests/core/test_onnx_control_flow.py",
+    "cond": "tests/core/onnx/test_onnx_control_flow.py",
+    "while": "tests/core/onnx/test_onnx_control_flow.py",
+    "create_array": "tests/core/onnx/test_onnx_control_flow.py",
+    "write_to_array": "tests/core/onnx/test_onnx_control_flow.py",
+    "read_from_array": "tests/core/onnx/test_onnx_control_flow.py",
+    "array_length": "tests/core/onnx/test_onnx_control_flow.py",
+    "tensor_array_to_tensor": "tests/core/onnx/test_onnx_control_flow.py",
+    "increment": "tests/core/onnx/test_onnx_control_flow.py",
+    "print": "tests/core/onnx/test_onnx_control_flow.py",
     "assert": "tests/translator/test_onnx_models.py",
 }
 

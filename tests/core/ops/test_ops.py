@@ -25,7 +25,8 @@ def test_every_op_has_cases():
 
 def test_only_control_flow_ops_opt_out_of_the_registry_checks():
     """``checked_by_registry = False`` is for control-flow / program-plumbing ops, whose own
-    module (tests/core/test_control_flow.py) covers them; no other op may skip these checks."""
+    module (tests/core/layers/test_control_flow.py) covers them; no other op may skip these
+    checks."""
     skipped = {op.type: type(op).__module__ for op in all_ops() if not op.checked_by_registry}
     elsewhere = {t: m for t, m in skipped.items() if m != "core.ops.control_flow"}
     assert not elsewhere, f"ops outside core.ops.control_flow skip the registry tests: {elsewhere}"

@@ -2,7 +2,7 @@
 
 For each case: the static forward equals the eager forward (values and dtypes), ``infer``
 promises the shapes and dtypes the kernel returns, and the gradients that
-``core.static.gradients`` builds equal the op's own ``backward`` (which tests/core/test_ops.py
+``core.static.gradients`` builds equal the op's own ``backward`` (which tests/core/ops/test_ops.py
 checks against central differences).
 """
 import numpy as np

@@ -47,7 +47,8 @@ def test_static_mnist_example_trains():
     import importlib.util
     import os
 
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "mnist_static.py")
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples",
+                        "mnist_static.py")
     spec = importlib.util.spec_from_file_location("mnist_static", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from .conftest import both, convert, run_static
+from ..conftest import both, convert, run_static
 
 
 def loops(n):

@@ -6,7 +6,7 @@ import core
 from translator.convert import is_converted, not_to_static
 from translator.convert_ops import convert_call, convert_range
 
-from .conftest import both, convert, run_static
+from ..conftest import both, convert, run_static
 
 
 def helper(x):

@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import both, convert, run_static
+from ..conftest import both, convert, run_static
 
 
 def casts(x):

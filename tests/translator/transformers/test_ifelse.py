@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, op_types, run_static
+from ..conftest import as_array, both, convert, op_types, run_static
 
 
 def nested(x, y):

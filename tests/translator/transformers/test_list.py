@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, op_types, run_static
+from ..conftest import as_array, both, op_types, run_static
 
 items = []
 
@@ -181,7 +181,7 @@ def pop_after_a_static_loop(x, w, n):
 
 
 def test_pop_removes_the_item_from_a_tensor_array():
-    from . import test_semantics as sem
+    from .. import test_semantics as sem
 
     x = np.array([1.0, -2.0], np.float32)
     static = sem.check(pop_forms, (x, np.array(0)), (x, np.array(1)), (x, np.array(2)),
@@ -191,7 +191,7 @@ def test_pop_removes_the_item_from_a_tensor_array():
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_gradient_through_pop_of_a_tensor_array(n):
-    from . import test_semantics as sem
+    from .. import test_semantics as sem
 
     x, w = np.array([0.3, -0.2], np.float32), np.array([0.9, 1.1], np.float32)
     (le, ge), (ls, gs) = sem._gradients(pop_after_a_static_loop, [x, w], np.array(n))

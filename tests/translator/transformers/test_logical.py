@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, op_types, run_static
+from ..conftest import as_array, both, convert, op_types, run_static
 
 
 def logic(a, b, c):
@@ -124,7 +124,7 @@ def and_number(x):
 
 @pytest.mark.parametrize("fn", [and_guards_an_assert, or_guards_an_assert])
 def test_right_operand_ops_run_only_when_needed(fn):
-    from . import test_semantics as sem
+    from .. import test_semantics as sem
 
     # the right operand's Assert fails for the non-positive inputs: the executor only gets
     # through them when the Assert sits in a cond branch that is not taken
@@ -135,7 +135,7 @@ def test_right_operand_ops_run_only_when_needed(fn):
 def test_static_and_or_give_the_operand_python_gives():
     from translator import ProgramTranslator, declarative
 
-    from . import test_semantics as sem
+    from .. import test_semantics as sem
 
     exe = core.Executor(core.CPUPlace())
     seven = np.array([7], np.int64)

@@ -4,7 +4,7 @@ import pytest
 
 import core
 
-from .conftest import as_array, both, convert, op_types, run_static
+from ..conftest import as_array, both, convert, op_types, run_static
 
 
 def while_sum(n):
@@ -254,7 +254,7 @@ def last_row_doubled(x):
 
 
 def _sem():
-    from . import test_semantics  # imports this module: import it when a test runs
+    from .. import test_semantics  # imports this module: import it when a test runs
 
     return test_semantics
 

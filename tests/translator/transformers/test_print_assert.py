@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from .conftest import convert, op_types, run_static
+from ..conftest import convert, op_types, run_static
 
 
 def f(x):

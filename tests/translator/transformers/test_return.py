@@ -5,7 +5,7 @@ import pytest
 import core
 from core.mode import static_mode_guard
 
-from .conftest import as_array, both, convert, run_static
+from ..conftest import as_array, both, convert, run_static
 
 
 def early(x):

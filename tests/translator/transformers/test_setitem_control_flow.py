@@ -10,7 +10,7 @@ import core
 from core import layers as L
 from translator import ProgramTranslator, declarative
 
-from .three_way import check_three_ways, run_declarative
+from ..three_way import check_three_ways, run_declarative
 
 X = np.arange(12, dtype=np.float32).reshape(4, 3) / 4.0
 V = np.array([1.5, -2.0, 0.5], np.float32)

@@ -1,7 +1,7 @@
 """Test cases for every registered op, one module per op family.
 
 Each family module defines ``CASES = {op_type: [Case(...), ...]}``. The registry-driven tests
-(``tests/core/test_ops.py``, and the static ones) run every case; an op registered without a
+(``tests/core/ops/test_ops.py``, and the static ones) run every case; an op registered without a
 case, or a differentiable op without a gradient-checked case, fails the suite.
 """
 import dataclasses

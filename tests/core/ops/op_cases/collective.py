@@ -1,6 +1,6 @@
 """Cases for core/ops/collective.py in a one-process job (no communicator installed): every
 collective is the identity there, which the numeric gradient and eager-equals-static checks
-cover; the multi-process behaviour is tested in tests/core/test_distributed.py."""
+cover; the multi-process behaviour is tested in tests/core/distributed/test_distributed.py."""
 import numpy as np
 
 from . import Case

@@ -10,8 +10,8 @@ import core
 from core import static
 from core.static import passes
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..",
-                                                "examples")))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                                "..", "examples")))
 import dynamic_decode
 import fit_a_line
 import mnist_declarative

@@ -9,8 +9,8 @@ from core.dispatch import apply
 from core.mode import static_mode_guard
 from core.ops.registry import get_op, is_list_slot
 
-from .op_harness import diff_outputs, grad_slots, projection, run_forward
-from .test_ops_static import PARAMS, _build, _declare, _flat
+from ...ops.op_harness import diff_outputs, grad_slots, projection, run_forward
+from ...ops.test_ops_static import PARAMS, _build, _declare, _flat
 
 OFF = static.BuildStrategy(enable_passes=False)
 
