@@ -90,10 +90,14 @@ def convert_range(*args):
         if not is_static(a):
             operator.index(a)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
-    if isinstance(step, (int,)) and step < 0:
+    if isinstance(step, int) and step == 0:
+        raise ValueError(f"range(){where()}: arg 3 must not be zero")  # as eager range()
+    if isinstance(step, int) and step < 0:
         length = (start - stop - step - 1) // (-step)
-    else:
+    elif isinstance(step, int):
         length = (stop - start + step - 1) // step
+    else:  # a Tensor step of either sign: ceil((stop - start) / step)
+        length = 0 - (start - stop) // step
     length = layers().elementwise_max(to_variable(length), to_variable(0, length))
     return StaticIter(length, functools.partial(range_item, start, step))
 

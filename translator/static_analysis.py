@@ -18,7 +18,7 @@ read the annotations, so an analysis always matches the tree it describes):
     liveness; loops iterate to a fixed point; a ``for`` loop's ``extra_test``
     annotation counts as read at its head; ``break``/``continue`` are treated
     conservatively as reaching both the loop exit and the loop head; a ``try`` body is
-    assumed to stop anywhere);
+    assumed to stop anywhere; a ``match`` may run no case);
     A nested function annotated ``"live_at_exit"`` (a generated branch function, whose
     ``nonlocal`` names the enclosing function reads after the ``if``) has those names live
     where it returns; other functions have none.
@@ -118,6 +118,22 @@ class _Names(NodeVisitor):
 
     visit_ImportFrom = visit_Import
 
+    def _bind(self, identifier):
+        if identifier is not None:
+            self.writes.add(identifier)
+            self.kills.add(identifier)
+
+    def visit_MatchAs(self, node):  # a capture pattern binds an identifier, not a Name node
+        self.generic_visit(node)
+        self._bind(node.name)
+
+    def visit_MatchStar(self, node):
+        self._bind(node.name)
+
+    def visit_MatchMapping(self, node):
+        self.generic_visit(node)
+        self._bind(node.rest)
+
     def visit_ExceptHandler(self, node):
         if node.type is not None:
             self.visit(node.type)
@@ -143,6 +159,9 @@ class _Names(NodeVisitor):
             self.visit(d)
         a = node.args
         params = a.posonlyargs + a.args + a.kwonlyargs + [p for p in (a.vararg, a.kwarg) if p]
+        for n in [p.annotation for p in params] + [getattr(node, "returns", None)]:
+            if n is not None:  # annotations are evaluated in the enclosing scope
+                self.visit(n)
         body = node.body if isinstance(node.body, list) else [node.body]
         self._inner_scope(params, body)
         if not isinstance(node, gast.Lambda):
@@ -292,6 +311,13 @@ class _Liveness:
             return head | exit_
         if isinstance(s, gast.Return):
             return self.reads(s.value) if s.value is not None else frozenset()
+        if isinstance(s, gast.Match):  # no case may match: what is live after stays live
+            out = live | self.reads(s.subject)
+            for case in s.cases:  # the pattern binds, then the guard and the body run
+                guard = self.reads(case.guard) if case.guard is not None else frozenset()
+                body = self.block(case.body, live) | guard
+                out |= (body - self.kills(case.pattern)) | self.reads(case.pattern)
+            return out
         if isinstance(s, (gast.With, gast.AsyncWith)):
             body = self.block(s.body, live)
             items = [i.context_expr for i in s.items]
@@ -326,6 +352,9 @@ def _defined(fn_node, memo):
         if isinstance(s, (gast.With, gast.AsyncWith)):
             defined |= writes([i.optional_vars for i in s.items if i.optional_vars])
         children = []
+        for case in getattr(s, "cases", None) or ():  # a match statement
+            defined |= writes(case.pattern)
+            children.extend(case.body)
         if not isinstance(s, _FUNCS + (gast.ClassDef,)):
             for field in ("body", "handlers", "orelse", "finalbody"):
                 for child in getattr(s, field, []) or []:

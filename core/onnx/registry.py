@@ -6,7 +6,7 @@ A mapper is ``fn(g, v) -> {output slot: ONNX name or list of names}``: ``g`` is 
 module beside its siblings (``core/onnx/ops_*.py``).
 
 Every registered op is either mapped or listed in :data:`NOT_EXPORTABLE` with the reason;
-``tests/core/test_onnx_ops.py`` fails for an op in neither, and for a mapped op without an
+``tests/core/onnx/test_onnx_ops.py`` fails for an op in neither, and for a mapped op without an
 onnxruntime check. A new op that can appear in an inference program gets a mapper and a
 test case; one that cannot (a gradient, optimizer or training-only op) gets a line here.
 """

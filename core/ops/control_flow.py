@@ -45,7 +45,7 @@ def _index(i):
 
 
 class _Plumbing(OpDef):
-    checked_by_registry = False  # covered by tests/core/test_control_flow.py
+    checked_by_registry = False  # covered by tests/core/layers/test_control_flow.py
 
 
 @register_op

@@ -7,18 +7,11 @@ Program of a converted function in static mode.
   one ``core.static.data`` per input array (named ``in0``, ``in1``, ...; Python values are
   passed through unchanged), runs it on CPU and returns ``(outputs as arrays, main program)``.
 * ``op_types(program)`` -- every op type in every block of ``program``.
-* ``needs_static_control_flow`` -- skip marker until ``core.layers.cond``/``while_loop`` exist.
 """
 import numpy as np
-import pytest
 
 import core
 from translator import convert as _convert
-
-_has_cf = all(hasattr(core.layers, n) for n in ("cond", "while_loop"))
-needs_static_control_flow = pytest.mark.skipif(
-    not _has_cf, reason="core.layers.cond / while_loop are not available yet")
-
 
 def convert(fn, passes=None):
     return _convert.convert_to_static(fn, passes=passes)

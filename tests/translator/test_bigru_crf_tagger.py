@@ -6,7 +6,10 @@ import numpy as np
 
 import core
 from core import layers
-from translator import ProgramTranslator, declarative
+from translator import declarative
+
+from .model_checks import (assert_same_curves, eager_call, loss_curves, minimize_step,
+                           saved_model_run)
 
 VOCAB, TAGS = 20, 4
 
@@ -39,6 +42,11 @@ def _tensors(*arrays):
     return [core.to_tensor(a) for a in arrays]
 
 
+def _train_step(net, opt, batch):
+    loss, _ = net(*_tensors(*batch))
+    return minimize_step(net, opt, loss)
+
+
 def test_outputs_loss_curves_and_saved_model(tmp_path):
     core.seed(8)
     a, b = BiGRUCRF(), BiGRUCRF()
@@ -47,38 +55,18 @@ def test_outputs_loss_curves_and_saved_model(tmp_path):
     # outputs on two batches with different time lengths
     for time in (5, 9):
         args = _tensors(*_batch(rng, 3, time))
-        ProgramTranslator().enable(False)
-        try:
-            eager_loss, eager_path = a(*args)
-        finally:
-            ProgramTranslator().enable(True)
+        eager_loss, eager_path = eager_call(a, *args)
         conv_loss, conv_path = a(*args)
         np.testing.assert_allclose(conv_loss.numpy(), eager_loss.numpy(), rtol=1e-5)
         np.testing.assert_array_equal(conv_path.numpy(), eager_path.numpy())
     batches = [_batch(rng, 6, t) for t in (7, 4) * 4]
-    curves = []
-    for net, on in ((a, False), (b, True)):
-        ProgramTranslator().enable(on)
-        try:
-            opt = core.optimizer.Adam(learning_rate=0.05, parameter_list=net.parameters())
-            losses = []
-            for batch in batches:
-                loss, _ = net(*_tensors(*batch))
-                loss.backward()
-                opt.minimize(loss)
-                net.clear_gradients()
-                losses.append(float(loss.numpy()))
-            curves.append(losses)
-        finally:
-            ProgramTranslator().enable(True)
-    np.testing.assert_allclose(curves[1], curves[0], rtol=1e-4, atol=1e-5)
-    assert np.mean(curves[0][-2:]) < np.mean(curves[0][:2])
+    eager, converted = loss_curves(
+        a, b, lambda net: core.optimizer.Adam(learning_rate=0.05, parameter_list=net.parameters()),
+        batches, _train_step)
+    assert_same_curves(eager, converted, rtol=1e-4, atol=1e-5, window=2)
     b.eval()
     words, lens, tags = _batch(rng, 4, 6)
     _, path = b(*_tensors(words, lens, tags))
     assert (path.numpy()[np.arange(6)[None, :] >= lens[:, None]] == 0).all()
-    ProgramTranslator().save_inference_model(str(tmp_path / "lac"), fetch=[1])
-    exe = core.Executor(core.CPUPlace())
-    prog, feeds, fetches = core.io.load_inference_model(str(tmp_path / "lac"), exe)
-    (saved,) = exe.run(prog, feed=dict(zip(feeds, [words, lens, tags])), fetch_list=fetches)
-    np.testing.assert_array_equal(saved, path.numpy())
+    saved = saved_model_run(tmp_path / "lac", [words, lens, tags], fetch=[1])
+    np.testing.assert_array_equal(saved.outputs[0], path.numpy())

@@ -14,6 +14,8 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
 import mnist_declarative
 import mnist_model
 
+from .model_checks import loss_curves, saved_model_run, train_losses
+
 
 @pytest.fixture(autouse=True)
 def _enabled():
@@ -32,9 +34,13 @@ def _batches(n, batch_size=16):
     return out
 
 
-def _train(model, batches):
-    opt = core.optimizer.AdamOptimizer(learning_rate=1e-3, parameter_list=model.parameters())
-    return [mnist_model.train_step(model, opt, images, labels) for images, labels in batches]
+def _optimizer(model):
+    return core.optimizer.AdamOptimizer(learning_rate=1e-3, parameter_list=model.parameters())
+
+
+def _train_step(model, opt, batch):
+    images, labels = batch
+    return mnist_model.train_step(model, opt, images, labels)
 
 
 @pytest.mark.slow
@@ -46,8 +52,7 @@ def test_twenty_declarative_steps_match_eager_training():
     static = mnist_declarative.MNIST()
     for a, b in zip(eager.parameters(), static.parameters()):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
-    eager_losses = _train(eager, batches)
-    static_losses = _train(static, batches)
+    eager_losses, static_losses = loss_curves(eager, static, _optimizer, batches, _train_step)
     assert static.forward.translations == 1
     np.testing.assert_allclose(static_losses, eager_losses, rtol=2e-4, atol=2e-5)
     assert static_losses[-1] < static_losses[0]
@@ -67,7 +72,7 @@ def test_save_inference_model_reloads_and_matches_the_declarative_output(tmp_pat
     pt.save_inference_model(str(tmp_path / "mnist_dy2stat"), fetch=[0, 1])  # the seed's call
     with core.no_grad():
         only_pred = model(img)  # a cache hit is a "most recent call" too
-    pt.save_inference_model(str(tmp_path / "infer"), feed=[0], fetch=[0])
+    infer = saved_model_run(tmp_path / "infer", [images], feed=[0], fetch=[0])
     exe = core.Executor(core.CPUPlace())
     program, feeds, fetches = core.io.load_inference_model(str(tmp_path / "mnist_dy2stat"), exe)
     assert len(feeds) == 2 and len(fetches) == 2
@@ -75,21 +80,17 @@ def test_save_inference_model_reloads_and_matches_the_declarative_output(tmp_pat
                                 fetch_list=fetches)
     np.testing.assert_allclose(got_pred, pred.numpy(), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(got_acc, acc.numpy(), rtol=1e-6)
-    program, feeds, fetches = core.io.load_inference_model(str(tmp_path / "infer"), exe)
-    assert feeds == ["inputs"]
-    (got,) = exe.run(program, feed={"inputs": images}, fetch_list=fetches)
-    np.testing.assert_allclose(got, only_pred.numpy(), rtol=1e-5, atol=1e-7)
+    assert infer.feeds == ["inputs"]
+    np.testing.assert_allclose(infer.outputs[0], only_pred.numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_saved_model_holds_the_current_parameters(tmp_path):
     core.seed(2)
     model = mnist_declarative.MNIST()
     images, labels = _batches(2, batch_size=8)[1]
-    _train(model, [(images, labels)])  # one update after the program was cached
+    # one update after the program was cached
+    train_losses(model, _optimizer, [(images, labels)], _train_step, use_translator=True)
     with core.no_grad():
         want = model(core.to_variable(images), core.to_variable(labels))[0].numpy()
-    ProgramTranslator().save_inference_model(str(tmp_path / "m"), fetch=[0])
-    exe = core.Executor(core.CPUPlace())
-    program, feeds, fetches = core.io.load_inference_model(str(tmp_path / "m"), exe)
-    (got,) = exe.run(program, feed={feeds[0]: images}, fetch_list=fetches)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    saved = saved_model_run(tmp_path / "m", [images], fetch=[0])
+    np.testing.assert_allclose(saved.outputs[0], want, rtol=1e-5, atol=1e-7)

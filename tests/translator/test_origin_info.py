@@ -6,8 +6,6 @@ import core
 from translator import convert as c
 from translator import origin_info
 
-from .conftest import needs_static_control_flow
-
 
 def fails(x):
     y = x + 1
@@ -44,7 +42,6 @@ def test_converted_source_is_in_linecache():
     assert "convert_ifelse" in inspect.getsource(f)
 
 
-@needs_static_control_flow
 def test_static_ops_record_the_user_line():
     def g(x):
         y = x * 3

@@ -9,7 +9,7 @@ import pytest
 import core
 from translator import InputSpec, ProgramTranslator, declarative
 
-from . import test_loop, test_return
+from .transformers import test_loop, test_return
 
 
 @pytest.fixture(autouse=True)

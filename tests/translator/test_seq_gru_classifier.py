@@ -9,6 +9,8 @@ import core
 from core import nn
 from translator import ProgramTranslator, declarative
 
+from .model_checks import loss_curves, minimize_step, op_count, saved_model_run
+
 VOCAB, EMB, HID = 40, 8, 12
 
 
@@ -56,18 +58,12 @@ def _batch(seed, batch, steps):
 BATCHES = [_batch(1, 4, 6), _batch(2, 3, 9), _batch(3, 4, 6), _batch(4, 3, 9)]
 
 
-def _train(model, steps):
-    opt = core.optimizer.Adam(0.02, parameter_list=model.parameters())
-    losses = []
-    for ids, lens, labels in BATCHES[:steps]:
-        logits = model(core.to_tensor(ids), core.to_tensor(lens))
-        loss = core.layers.mean(core.layers.softmax_with_cross_entropy(
-            logits, core.to_tensor(labels)))
-        loss.backward()
-        opt.minimize(loss)
-        model.clear_gradients()
-        losses.append(float(loss.numpy()))
-    return losses
+def _train_step(model, opt, batch):
+    ids, lens, labels = batch
+    logits = model(core.to_tensor(ids), core.to_tensor(lens))
+    loss = core.layers.mean(core.layers.softmax_with_cross_entropy(
+        logits, core.to_tensor(labels)))
+    return minimize_step(model, opt, loss)
 
 
 def test_eager_and_declarative_outputs_and_loss_curves_match(tmp_path):
@@ -79,7 +75,9 @@ def test_eager_and_declarative_outputs_and_loss_curves_match(tmp_path):
         a = eager(core.to_tensor(ids), core.to_tensor(lens)).numpy()
         b = dec(core.to_tensor(ids), core.to_tensor(lens)).numpy()
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
-    e_losses, d_losses = _train(eager, 4), _train(dec, 4)
+    e_losses, d_losses = loss_curves(
+        eager, dec, lambda m: core.optimizer.Adam(0.02, parameter_list=m.parameters()),
+        BATCHES[:4], _train_step)
     np.testing.assert_allclose(d_losses, e_losses, rtol=1e-4, atol=1e-6)
     assert len(set(e_losses)) == 4
     for p, q in zip(eager.parameters(), dec.parameters()):
@@ -88,9 +86,6 @@ def test_eager_and_declarative_outputs_and_loss_curves_match(tmp_path):
     ids, lens, _ = BATCHES[1]
     with core.no_grad():
         want = dec(core.to_tensor(ids), core.to_tensor(lens)).numpy()
-    ProgramTranslator().save_inference_model(str(tmp_path / "gru"), feed=[0, 1], fetch=[0])
-    exe = core.Executor(core.CPUPlace())
-    program, feeds, fetches = core.io.load_inference_model(str(tmp_path / "gru"), exe)
-    assert [op.type for op in program.global_block().ops].count("rnn") == 2
-    (got,) = exe.run(program, feed={feeds[0]: ids, feeds[1]: lens}, fetch_list=fetches)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    saved = saved_model_run(tmp_path / "gru", [ids, lens], feed=[0, 1], fetch=[0])
+    assert op_count(saved.program, "rnn") == 2
+    np.testing.assert_allclose(saved.outputs[0], want, rtol=1e-5, atol=1e-6)
