@@ -24,7 +24,7 @@ import numpy as np
 from core import static as _static
 from core.autograd import Node, is_grad_enabled
 from core.backend import array_module_of, default_place, get_array_module, place_of
-from core.ops.registry import KernelContext, OpDef, get_op
+from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, tensor_from_node
@@ -52,30 +52,18 @@ _RUN_PROGRAM = RunProgramOp()
 
 
 class _Runner:
-    """One compiled plan and the positions of its external values in the feed list."""
+    """One compiled plan (:class:`core.static.plan.Plan`) and the positions of its external
+    values in the caller's value list."""
 
-    __slots__ = ("plan", "index", "ctx", "writes")
+    __slots__ = ("plan", "index", "writes")
 
     def __init__(self, program, feed_names, fetch_names, place):
-        xp = get_array_module(place)
-        self.plan = compile_plan(program, feed_names, fetch_names, xp, place)
-        pos = {n: i for i, n in enumerate(feed_names)}
-        missing = [n for n, _ in self.plan.ext if n not in pos]
-        if missing:
-            raise RuntimeError(f"the translated program reads {missing} but nothing feeds "
-                               "them (a variable used before it is assigned?)")
-        self.index = [pos[n] for n, _ in self.plan.ext]
-        self.ctx = KernelContext(xp, place)
+        self.plan = compile_plan(program, feed_names, fetch_names, get_array_module(place), place)
+        self.index = self.plan.positions(feed_names)
         self.writes = self.plan.writes
 
-    def __call__(self, values):
-        ext = [values[i] for i in self.index]
-        try:
-            return self.plan.fn(self.ctx, ext)
-        except Exception as e:
-            from core.static.executor import op_error
-
-            raise op_error(self.plan, e) from e
+    def __call__(self, values, run_seed=None):
+        return self.plan.run([values[i] for i in self.index], run_seed=run_seed)
 
 
 def _is_random(op_type):
@@ -237,8 +225,7 @@ class PartialProgram:
         # draws under the same seed) and log its state, which the backward half restores: that
         # half re-runs cond branches, whose dropout masks must be the ones the forward drew.
         run_seed = {} if grad.has_random else None
-        runner.ctx.begin_run(run_seed)
-        fetched, written = runner(values)
+        fetched, written = runner(values, run_seed)
         self._write_back(runner, written)
         n_out = len(self.out_names)
         outs, saved = list(fetched[:n_out]), list(fetched[n_out:])
@@ -274,8 +261,8 @@ class PartialProgram:
         if grad.seed_names and grad.wrt_names:
             place = place_of(arrays[0] if arrays else param_arrays[0])
             runner = grad.backward_runner(self, place)
-            runner.ctx.begin_run(run_seed)
-            fetched, _ = runner(list(arrays) + list(param_arrays) + list(saved) + seeds)
+            fetched, _ = runner(list(arrays) + list(param_arrays) + list(saved) + seeds,
+                                run_seed)
             it = iter(fetched)
             results = [None if n is None else next(it) for n in grad.grad_names]
             for k, i in enumerate(grad.wrt_inputs):

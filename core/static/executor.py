@@ -15,7 +15,6 @@ import weakref
 import numpy as np
 
 from ..backend import CPUPlace, Place, as_numpy, get_array_module, to_place
-from ..errors import OpError, describe_value
 from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
@@ -23,6 +22,7 @@ from . import passes
 from .compiled import CompiledProgram, build_strategy_of, unwrap_program
 from .feed_source import pull_feeds
 from .lod import split_lod_feeds
+from .plan import op_error
 from .program import Program, Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
@@ -89,12 +89,7 @@ class Executor:
             for name in feed:
                 if name not in needed:
                     self._check_feed(gb, name, feed[name])
-        ctx = plan.fn.__globals__["ctx"]
-        ctx._rng_source = self._rng_source(program)
-        try:
-            fetched, written = plan.fn(ctx, values)
-        except Exception as e:
-            raise op_error(plan, e) from e
+        fetched, written = plan.run(values, rng_source=self._rng_source(program))
         for name, val in zip(plan.writes, written):
             scope._vars[name] = val
         if return_numpy:
@@ -202,44 +197,3 @@ def _missing_message(name, var):
 def _unknown_feed_message(program, name):
     data = [v.name for v in program.global_block().vars.values() if v.is_data]
     return (f"feed '{name}' is not a variable of the program; its data variables are {data}")
-
-
-def op_error(plan, exc):
-    """An error naming the operator whose generated line raised ``exc``."""
-    tb = exc.__traceback__
-    found = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == plan.filename:
-            found = tb
-        tb = tb.tb_next
-    if found is None:
-        return exc
-    op_info = plan.line_ops.get(found.tb_lineno)
-    if op_info is None:
-        return exc
-    op, block_idx = op_info
-    frame = found.tb_frame
-    descs = []
-    block = op.block
-    for slot, names in op.inputs.items():
-        for n in names:
-            v = block._find_var_recursive(n)
-            ident = plan.idents.get(id(v)) if v is not None else None
-            value = frame.f_locals.get(ident, frame.f_globals.get(ident)) if ident else None
-            if value is not None:
-                what = describe_value(value)
-            elif v is not None and v.dtype is not None:
-                what = f"{v.dtype.name}{v.shape}"
-            else:
-                what = "?"
-            descs.append(f"{slot}='{n}' {what}")
-    origin = ""
-    if op.origin:
-        origin = f"\n  built at {op.origin[0]}:{op.origin[1]}: {op.origin[2]}".rstrip(": ")
-    msg = (f"op '{op.type}' (block {block_idx}) failed at run time on inputs ({', '.join(descs)}) "
-           f"with attrs {op.attrs}: {type(exc).__name__}: {exc}{origin}")
-    del frame
-    if isinstance(exc, AssertionError):
-        return AssertionError(msg)
-    return OpError(msg)
-
