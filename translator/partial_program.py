@@ -26,6 +26,7 @@ from core.autograd import Node, is_grad_enabled
 from core.backend import array_module_of, default_place, get_array_module, place_of
 from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
+from core.static import passes as _passes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, tensor_from_node
 
@@ -57,13 +58,20 @@ class _Runner:
 
     __slots__ = ("plan", "index", "writes")
 
-    def __init__(self, program, feed_names, fetch_names, place):
-        self.plan = compile_plan(program, feed_names, fetch_names, get_array_module(place), place)
+    def __init__(self, program, feed_names, fetch_names, place, strategy=None):
+        self.plan = compile_plan(program, feed_names, fetch_names, get_array_module(place), place,
+                                 strategy)
         self.index = self.plan.positions(feed_names)
         self.writes = self.plan.writes
 
     def __call__(self, values, run_seed=None):
         return self.plan.run([values[i] for i in self.index], run_seed=run_seed)
+
+
+#: the strategy the two halves of an optimised forward + gradient program are compiled with
+_HALF = _static.BuildStrategy(**{f: False for f in (
+    "remove_dead_ops", "constant_folding", "fuse_conv_bias_act_ops", "fuse_gemm_epilogue",
+    "fuse_elewise_add_act_ops", "hoist_loop_invariant_gemm")})
 
 
 def _is_random(op_type):
@@ -83,7 +91,6 @@ class _Backward:
     def __init__(self, owner):
         main = owner.program
         full = main.clone()
-        n_fwd = len(full.global_block().ops)
         gb = full.global_block()
         in_vars = [gb.var(v.name) for v in owner.inputs]
         self.wrt_inputs = [i for i, v in enumerate(in_vars)
@@ -117,14 +124,23 @@ class _Backward:
         self.seed_names = [s.name for s in seeds]
         self.grad_names = [None if g is None else g.name for g in grads] or [None] * len(wrt)
         self.wrt_names = [v.name for v in wrt]
+        # NOTE: forward and gradient operators are optimised together, before the split, so
+        # that a fusion covers a forward chain and its gradient chain (conv2d + bias + relu
+        # and its gradient as conv2d_fusion / conv2d_fusion_grad, which reuses the windows
+        # the forward kept); the halves are then compiled with memory planning only.
+        if _passes.active(None):
+            full, _ = _passes.optimize(
+                full, owner.in_names + owner.param_names + self.seed_names,
+                owner.out_names + [n for n in self.grad_names if n is not None])
         bwd = full.clone()
         bgb = bwd.global_block()
-        for k in range(n_fwd - 1, -1, -1):
+        for k in range(len(bgb.ops) - 1, -1, -1):
             op = bgb.ops[k]
             # NOTE: a cond_grad replays the branch taken using the values computed inside it,
             # which only the forward cond op defines: cond ops are re-run (from their saved
             # inputs) in the backward half. Constants are kept too; all else is fed.
-            if op.type != "cond" and (op_reads(op) or not op_writes(op)):
+            if op.role != "backward" and op.type != "cond" and \
+                    (op_reads(op) or not op_writes(op)):
                 bgb._remove_op(k)
         written = {n for op in bgb.ops for n in op_writes(op)}
         fed = set(owner.in_names) | set(owner.param_names) | set(self.seed_names)
@@ -145,7 +161,7 @@ class _Backward:
         r = self._fwd_runners.get(place)
         if r is None:
             r = _Runner(self.full, owner.in_names + owner.param_names,
-                        owner.out_names + self.saved, place)
+                        owner.out_names + self.saved, place, _HALF)
             self._fwd_runners[place] = r
         return r
 
@@ -154,7 +170,7 @@ class _Backward:
         if r is None:
             fetch = [n for n in self.grad_names if n is not None]
             r = _Runner(self.bwd, owner.in_names + owner.param_names + self.saved +
-                        self.seed_names, fetch, place)
+                        self.seed_names, fetch, place, _HALF)
             self._bwd_runners[place] = r
         return r
 
