@@ -8,16 +8,19 @@ eager optimizer's update is seen by the next call) and fetches the outputs.
 When a gradient is needed, the call also records one tape node (:class:`core.autograd.Node`)
 for the ``run_program`` op defined here. Its backward runs the Program's backward: once per
 PartialProgram, the Program is cloned and ``core.static.gradients`` appends the gradient ops of
-the outputs with respect to the inputs that may need a gradient and the trainable parameters.
-The forward ops of that clone run at call time (pruned to what the outputs and the saved
-values need); the values the gradient ops read from the forward pass (activations, dropout
-masks, a loop's saved iterations) are fetched then and kept in the node, like the eager tape
-keeps its arrays. ``backward`` runs only the gradient ops on those values and the output
-gradients and returns the gradients of the inputs and parameters, so ``loss.backward()`` gives
-the same parameter gradients as the eager model.
+the outputs with respect to the inputs that may need a gradient and the trainable parameters,
+and the optimisation passes (:mod:`core.static.passes`) rewrite forward and gradient operators
+together, so that a fused forward chain comes with its fused gradient (as in a static
+training program). The forward ops of that clone run at call time (pruned to what the
+outputs and the saved values need); the values the gradient ops read from the forward
+pass (activations, dropout masks, a loop's saved iterations) are fetched then and kept in the
+node, like the eager tape keeps its arrays. ``backward`` runs only the gradient ops on those
+values and the output gradients and returns the gradients of the inputs and parameters, so
+``loss.backward()`` gives the same parameter gradients as the eager model.
 
-Both halves are compiled once into executor plans (``core.static.codegen.compile_plan``) and
-called directly, so a warm call costs a few dict-free list operations around the plan.
+Both halves are compiled once into plans (``core.static.codegen.compile_plan``, memory
+planning only: the passes already ran) and run with :meth:`core.static.plan.Plan.run`, as the
+executor runs its plans, so a warm call costs a few list operations around the plan.
 """
 import numpy as np
 
@@ -208,6 +211,13 @@ class PartialProgram:
         if self._grad is None:
             self._grad = _Backward(self)
         return self._grad
+
+    def training_programs(self):
+        """``(forward, gradient)``: the Programs a call that needs gradients compiles (built
+        on first use): the forward and gradient operators optimised together, and the
+        gradient half of it, which reads the saved forward values."""
+        grad = self._grad_program()
+        return grad.full, grad.bwd
 
     def __call__(self, tensors):
         """The eager output tensors (in ``outputs`` order) for input ``tensors``."""
