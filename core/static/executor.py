@@ -42,6 +42,7 @@ class Executor:
         self._xp = get_array_module(place)
         self._plans = weakref.WeakKeyDictionary()
         self._rngs = weakref.WeakKeyDictionary()
+        self._specs = weakref.WeakKeyDictionary()  # plan -> {feed name: (dtype, shape)}
 
     def close(self):
         self._plans = weakref.WeakKeyDictionary()
@@ -74,10 +75,20 @@ class Executor:
         for name, schedule in lr_schedules(program):
             var = gb._find_var_recursive(name)
             scope._vars[name] = to_place(np.full(var.shape, schedule(), var.dtype), self.place)
+        specs = self._specs.get(plan)
+        if specs is None:
+            specs = self._specs[plan] = _feed_specs(gb, plan, self.place)
         values, used = [], 0
         for name, var in plan.ext:
             if name in feed:
-                values.append(self._check_feed(gb, name, feed[name]))
+                value = feed[name]
+                spec = specs.get(name)
+                # NOTE: a numpy array of the declared dtype and shape is fed as it is (what
+                # _check_feed returns for it, without its lookups)
+                if spec is None or type(value) is not np.ndarray or \
+                        value.dtype != spec[0] or not _shape_fits(spec[1], value.shape):
+                    value = self._check_feed(gb, name, value)
+                values.append(value)
                 used += 1
                 continue
             val = scope._vars.get(name)
@@ -148,8 +159,7 @@ class Executor:
             raise TypeError(f"feed '{name}': expected dtype {var.dtype.name} (as declared), got "
                             f"{arr.dtype.name}; cast it with .astype('{var.dtype.name}')")
         shape = var.shape
-        if shape is not None and (len(shape) != arr.ndim or any(
-                d != -1 and d != a for d, a in zip(shape, arr.shape))):
+        if shape is not None and not _shape_fits(shape, arr.shape):
             raise ValueError(f"feed '{name}': expected shape {shape} (as declared; -1 matches "
                              f"any size), got {list(arr.shape)}; a program traced from an "
                              "example call (a declarative function or TracedLayer saved "
@@ -176,7 +186,36 @@ def _as_array(name, value, dtype):
                         f"{e}") from None
 
 
+def _feed_specs(block, plan, place):
+    """``{name: (dtype, shape)}`` of the tensor variables ``plan`` reads (on the
+    CPU, where a numpy array needs no move): what a fed array is checked against."""
+    if place.is_gpu:
+        return {}
+    specs = {}
+    for name, _ in plan.ext:
+        var = block._find_var_recursive(name)
+        if var is not None and var.type != "tensor_array" and \
+                var.dtype is not None:
+            specs[name] = (var.dtype, None if var.shape is None else tuple(var.shape))
+    return specs
+
+
+def _shape_fits(shape, actual):
+    """Whether an array of shape ``actual`` fits declared ``shape`` (-1: any size; None:
+    any shape)."""
+    if shape is None:
+        return True
+    if len(shape) != len(actual):
+        return False
+    for d, a in zip(shape, actual):
+        if d != -1 and d != a:
+            return False
+    return True
+
+
 def _to_numpy(v):
+    if type(v) is np.ndarray:
+        return v
     if isinstance(v, list):
         return [None if a is None else as_numpy(a) for a in v]
     return as_numpy(v)

@@ -122,3 +122,21 @@ def test_eager_dispatch_runs_the_kernel_the_registry_chooses(monkeypatch):
         got = layers.exp(core.to_tensor(np.zeros(2, np.float32))).numpy()
     np.testing.assert_array_equal(got, [1.0, 1.0])
     assert calls == [None]
+
+
+def test_executor_checks_every_feed_also_when_its_plan_is_cached():
+    def build():
+        x = static.data("x", [-1, 3], "float32")
+        return layers.scale(x, 2.0)
+
+    main, out = _program(build)
+    exe = static.Executor(core.CPUPlace())
+    ok = np.ones((2, 3), np.float32)
+    got, = exe.run(main, feed={"x": ok}, fetch_list=[out])
+    np.testing.assert_array_equal(got, ok * 2)
+    with pytest.raises(TypeError, match="feed 'x': expected dtype float32"):
+        exe.run(main, feed={"x": ok.astype(np.float64)}, fetch_list=[out])
+    with pytest.raises(ValueError, match=r"feed 'x': expected shape \[-1, 3\]"):
+        exe.run(main, feed={"x": np.ones((2, 4), np.float32)}, fetch_list=[out])
+    got, = exe.run(main, feed={"x": [[1.0, 2.0, 3.0]]}, fetch_list=[out])  # not an ndarray
+    np.testing.assert_array_equal(got, [[2.0, 4.0, 6.0]])
