@@ -1,5 +1,9 @@
 """Compiling a Program into a plan: one generated Python function of straight-line kernel calls.
 
+The result is a :class:`~core.static.plan.Plan`, run with ``Plan.run``; each operator's kernel
+is the one the registry chooses for its static input metas (``OpDef.kernel_for``, through
+:func:`core.static.specialize.kernel_of`), bound once.
+
 The global block (pruned to what the fetches and side effects need) becomes the body of one
 function. Every Variable becomes a local name ``v<N>``; every kernel, attribute value and
 constant becomes a global of the generated function's namespace, so nothing from the Program
