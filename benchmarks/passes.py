@@ -8,7 +8,8 @@ Workloads (each checked for the same result before it is timed):
 1. One MNIST training step, batch 64 (forward, backward, Adam): the static Program with the
    passes and without (``BuildStrategy(enable_passes=False)``), the eager model, the
    ``@declarative`` model (eager loss and update around a declarative forward), and
-   ``NumpyMNIST`` of ``benchmarks/eager_ops.py`` (hand-written, best layout per layer).
+   ``NumpyMNIST`` of ``benchmarks/eager_ops.py`` (hand-written, best layout per layer); and
+   the numpy step's GEMMs alone (:func:`numpy_gemms`), the part every variant runs alike.
 2. The vanilla RNN of ``benchmarks/static_vs_eager.py`` (batch 4, hidden 32, 100 steps) as a
    static ``while_loop`` (with and without passes), as a data-dependent ``while`` with a
    tensor ``if`` inside, and as a plain Python ``for`` under ``@declarative``; against numpy.
@@ -102,7 +103,35 @@ def mnist_train(rounds):
         "static, passes off": lambda: exe.run(off, feed=feed, fetch_list=[loss],
                                               scope=scopes["off"]),
         "declarative": lambda: mnist_model.train_step(decl_model, decl_opt, x, y),
+        "numpy GEMMs only": numpy_gemms(64),
     }, rounds)
+
+
+def numpy_gemms(n):
+    """The GEMMs of ``NumpyMNIST.step`` at batch ``n`` alone (same shapes, layouts and
+    ``out=`` buffers): the share of the step that any implementation running these GEMMs
+    pays (the static step runs the same ones)."""
+    rng = np.random.default_rng(1)
+
+    def f(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    cols1, w1, cols2, w2 = f(26, n * 576), f(20, 26), f(n * 64, 500), f(50, 500)
+    flat, wf, dz, dc2, w2t, dc1 = f(n, 800), f(800, 10), f(n, 10), f(n * 64, 50), \
+        f(25, 50, 20), f(n * 576, 20)
+    r1, r2, taps = f(n * 576, 20), f(n * 64, 50), f(25, n * 64, 20)
+
+    def run():
+        np.matmul(cols1.T, w1.T, out=r1)  # forward: conv1, conv2, fc
+        np.matmul(cols2, w2.T, out=r2)
+        flat @ wf
+        flat.T @ dz  # backward: dW fc, dX fc, dW conv2, dX conv2 (per tap), dW conv1
+        dz @ wf.T
+        dc2.T @ cols2
+        np.matmul(dc2, w2t, out=taps)
+        cols1 @ dc1
+
+    return run
 
 
 # -- 2. RNN ---------------------------------------------------------------------------------------
@@ -213,7 +242,7 @@ def main(argv=None):
     print(f"medians of {args.repeat}+ interleaved rounds (CPU, numpy {np.__version__})")
     show("MNIST train step, batch 64", mnist_train(args.repeat),
          [("static", "eager"), ("static", "numpy"), ("static, passes off", "numpy"),
-          ("eager", "numpy"), ("declarative", "eager")])
+          ("eager", "numpy"), ("declarative", "eager"), ("numpy GEMMs only", "numpy")])
     show("RNN 100 steps, while_loop / Python for", rnn(args.repeat * 3, False),
          [("static", "numpy"), ("static, passes off", "numpy"), ("declarative for", "numpy"),
           ("declarative for, passes off", "numpy")])

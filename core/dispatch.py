@@ -143,7 +143,10 @@ def eager_apply(op, inputs, attrs=None, outputs=None):
             xp = get_array_module(place)
         ctx = kernel_context(xp, place)
     try:
-        outs = op.forward(ctx, *arrays, **attrs)
+        kernel = op.kernel_for(ctx.xp, None, attrs)
+        # NOTE: kernel(ctx, *arrays, **attrs) spelled out for forward, the common case
+        outs = kernel.fn(ctx, *arrays, **attrs) if kernel.takes == "attrs" else \
+            kernel(ctx, *arrays, **attrs)
     except (ValueError, TypeError, IndexError, ArithmeticError) as e:
         names = ", ".join(f"{slot_name(s)}={describe_value(a)}"
                           for s, a in zip(op.inputs, arrays))

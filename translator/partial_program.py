@@ -8,24 +8,28 @@ eager optimizer's update is seen by the next call) and fetches the outputs.
 When a gradient is needed, the call also records one tape node (:class:`core.autograd.Node`)
 for the ``run_program`` op defined here. Its backward runs the Program's backward: once per
 PartialProgram, the Program is cloned and ``core.static.gradients`` appends the gradient ops of
-the outputs with respect to the inputs that may need a gradient and the trainable parameters.
-The forward ops of that clone run at call time (pruned to what the outputs and the saved
-values need); the values the gradient ops read from the forward pass (activations, dropout
-masks, a loop's saved iterations) are fetched then and kept in the node, like the eager tape
-keeps its arrays. ``backward`` runs only the gradient ops on those values and the output
-gradients and returns the gradients of the inputs and parameters, so ``loss.backward()`` gives
-the same parameter gradients as the eager model.
+the outputs with respect to the inputs that may need a gradient and the trainable parameters,
+and the optimisation passes (:mod:`core.static.passes`) rewrite forward and gradient operators
+together, so that a fused forward chain comes with its fused gradient (as in a static
+training program). The forward ops of that clone run at call time (pruned to what the
+outputs and the saved values need); the values the gradient ops read from the forward
+pass (activations, dropout masks, a loop's saved iterations) are fetched then and kept in the
+node, like the eager tape keeps its arrays. ``backward`` runs only the gradient ops on those
+values and the output gradients and returns the gradients of the inputs and parameters, so
+``loss.backward()`` gives the same parameter gradients as the eager model.
 
-Both halves are compiled once into executor plans (``core.static.codegen.compile_plan``) and
-called directly, so a warm call costs a few dict-free list operations around the plan.
+Both halves are compiled once into plans (``core.static.codegen.compile_plan``, memory
+planning only: the passes already ran) and run with :meth:`core.static.plan.Plan.run`, as the
+executor runs its plans, so a warm call costs a few list operations around the plan.
 """
 import numpy as np
 
 from core import static as _static
 from core.autograd import Node, is_grad_enabled
 from core.backend import array_module_of, default_place, get_array_module, place_of
-from core.ops.registry import KernelContext, OpDef, get_op
+from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
+from core.static import passes as _passes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, tensor_from_node
 
@@ -52,30 +56,25 @@ _RUN_PROGRAM = RunProgramOp()
 
 
 class _Runner:
-    """One compiled plan and the positions of its external values in the feed list."""
+    """One compiled plan (:class:`core.static.plan.Plan`) and the positions of its external
+    values in the caller's value list."""
 
-    __slots__ = ("plan", "index", "ctx", "writes")
+    __slots__ = ("plan", "index", "writes")
 
-    def __init__(self, program, feed_names, fetch_names, place):
-        xp = get_array_module(place)
-        self.plan = compile_plan(program, feed_names, fetch_names, xp, place)
-        pos = {n: i for i, n in enumerate(feed_names)}
-        missing = [n for n, _ in self.plan.ext if n not in pos]
-        if missing:
-            raise RuntimeError(f"the translated program reads {missing} but nothing feeds "
-                               "them (a variable used before it is assigned?)")
-        self.index = [pos[n] for n, _ in self.plan.ext]
-        self.ctx = KernelContext(xp, place)
+    def __init__(self, program, feed_names, fetch_names, place, strategy=None):
+        self.plan = compile_plan(program, feed_names, fetch_names, get_array_module(place), place,
+                                 strategy)
+        self.index = self.plan.positions(feed_names)
         self.writes = self.plan.writes
 
-    def __call__(self, values):
-        ext = [values[i] for i in self.index]
-        try:
-            return self.plan.fn(self.ctx, ext)
-        except Exception as e:
-            from core.static.executor import op_error
+    def __call__(self, values, run_seed=None):
+        return self.plan.run([values[i] for i in self.index], run_seed=run_seed)
 
-            raise op_error(self.plan, e) from e
+
+#: the strategy the two halves of an optimised forward + gradient program are compiled with
+_HALF = _static.BuildStrategy(**{f: False for f in (
+    "remove_dead_ops", "constant_folding", "fuse_conv_bias_act_ops", "fuse_gemm_epilogue",
+    "fuse_elewise_add_act_ops", "hoist_loop_invariant_gemm")})
 
 
 def _is_random(op_type):
@@ -95,7 +94,6 @@ class _Backward:
     def __init__(self, owner):
         main = owner.program
         full = main.clone()
-        n_fwd = len(full.global_block().ops)
         gb = full.global_block()
         in_vars = [gb.var(v.name) for v in owner.inputs]
         self.wrt_inputs = [i for i, v in enumerate(in_vars)
@@ -129,14 +127,23 @@ class _Backward:
         self.seed_names = [s.name for s in seeds]
         self.grad_names = [None if g is None else g.name for g in grads] or [None] * len(wrt)
         self.wrt_names = [v.name for v in wrt]
+        # NOTE: forward and gradient operators are optimised together, before the split, so
+        # that a fusion covers a forward chain and its gradient chain (conv2d + bias + relu
+        # and its gradient as conv2d_fusion / conv2d_fusion_grad, which reuses the windows
+        # the forward kept); the halves are then compiled with memory planning only.
+        if _passes.active(None):
+            full, _ = _passes.optimize(
+                full, owner.in_names + owner.param_names + self.seed_names,
+                owner.out_names + [n for n in self.grad_names if n is not None])
         bwd = full.clone()
         bgb = bwd.global_block()
-        for k in range(n_fwd - 1, -1, -1):
+        for k in range(len(bgb.ops) - 1, -1, -1):
             op = bgb.ops[k]
             # NOTE: a cond_grad replays the branch taken using the values computed inside it,
             # which only the forward cond op defines: cond ops are re-run (from their saved
             # inputs) in the backward half. Constants are kept too; all else is fed.
-            if op.type != "cond" and (op_reads(op) or not op_writes(op)):
+            if op.role != "backward" and op.type != "cond" and \
+                    (op_reads(op) or not op_writes(op)):
                 bgb._remove_op(k)
         written = {n for op in bgb.ops for n in op_writes(op)}
         fed = set(owner.in_names) | set(owner.param_names) | set(self.seed_names)
@@ -157,7 +164,7 @@ class _Backward:
         r = self._fwd_runners.get(place)
         if r is None:
             r = _Runner(self.full, owner.in_names + owner.param_names,
-                        owner.out_names + self.saved, place)
+                        owner.out_names + self.saved, place, _HALF)
             self._fwd_runners[place] = r
         return r
 
@@ -166,7 +173,7 @@ class _Backward:
         if r is None:
             fetch = [n for n in self.grad_names if n is not None]
             r = _Runner(self.bwd, owner.in_names + owner.param_names + self.saved +
-                        self.seed_names, fetch, place)
+                        self.seed_names, fetch, place, _HALF)
             self._bwd_runners[place] = r
         return r
 
@@ -205,6 +212,13 @@ class PartialProgram:
             self._grad = _Backward(self)
         return self._grad
 
+    def training_programs(self):
+        """``(forward, gradient)``: the Programs a call that needs gradients compiles (built
+        on first use): the forward and gradient operators optimised together, and the
+        gradient half of it, which reads the saved forward values."""
+        grad = self._grad_program()
+        return grad.full, grad.bwd
+
     def __call__(self, tensors):
         """The eager output tensors (in ``outputs`` order) for input ``tensors``."""
         arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
@@ -237,8 +251,7 @@ class PartialProgram:
         # draws under the same seed) and log its state, which the backward half restores: that
         # half re-runs cond branches, whose dropout masks must be the ones the forward drew.
         run_seed = {} if grad.has_random else None
-        runner.ctx.begin_run(run_seed)
-        fetched, written = runner(values)
+        fetched, written = runner(values, run_seed)
         self._write_back(runner, written)
         n_out = len(self.out_names)
         outs, saved = list(fetched[:n_out]), list(fetched[n_out:])
@@ -274,8 +287,8 @@ class PartialProgram:
         if grad.seed_names and grad.wrt_names:
             place = place_of(arrays[0] if arrays else param_arrays[0])
             runner = grad.backward_runner(self, place)
-            runner.ctx.begin_run(run_seed)
-            fetched, _ = runner(list(arrays) + list(param_arrays) + list(saved) + seeds)
+            fetched, _ = runner(list(arrays) + list(param_arrays) + list(saved) + seeds,
+                                run_seed)
             it = iter(fetched)
             results = [None if n is None else next(it) for n in grad.grad_names]
             for k, i in enumerate(grad.wrt_inputs):

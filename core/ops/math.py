@@ -48,6 +48,12 @@ class _Unary(OpDef):
     def forward(self, ctx, x):
         return getattr(ctx.xp, self.fn.__name__)(x)
 
+    def fast_kernel(self, xp, metas, **attrs):
+        """The xp ufunc itself, where ``forward`` is this class's one ufunc call."""
+        if attrs or type(self).forward is not _Unary.forward or self.fn is None:
+            return None
+        return getattr(xp, self.fn.__name__, None)
+
     def backward(self, ctx, ins, outs, douts):
         return (self.grad(ctx.xp, ins[0], outs[0], douts[0]),)
 

@@ -18,21 +18,59 @@ An op is a small subclass of :class:`OpDef` registered with :func:`register_op`.
   outputs that received no gradient and ``None`` for ``nondiff_outputs``. ``ctx.needs_grad``
   says per input slot whether its gradient is wanted, so work for the others can be skipped.
 
-The eager tape calls ``forward`` and ``backward`` directly; the static executor runs the same
-``forward``; static autograd emits ``<type>_grad`` operators whose kernel is ``backward``.
+Kernel selection has one path, :meth:`OpDef.kernel_for`: eager dispatch asks it with no
+input metas (and gets ``forward``), the static plan compiler asks it once per operator with
+the operator's static input metas. In that order it offers
+
+1. ``fast_kernel(xp, metas, **attrs)`` (optional, static only): a callable taking only the
+   input arrays, equivalent to ``forward`` for those attrs and metas (a bound ufunc, a
+   pre-decoded index, an axis alignment resolved once), or None;
+2. ``make_kernel(**attrs)`` (optional): ``kernel(ctx, *arrays)`` with state of its own, built
+   once per operator of a compiled plan (``print``'s call counter);
+3. ``forward``.
+
+The result is a :class:`Kernel`. Static autograd emits ``<type>_grad`` operators whose kernel
+is ``backward``; the eager tape calls ``backward`` directly.
 """
 import collections
 import copy
 
 from .. import random as _random
 
-__all__ = ["OpDef", "Meta", "KernelContext", "register_op", "get_op", "all_ops", "slot_name",
-           "is_list_slot"]
+__all__ = ["OpDef", "Meta", "Kernel", "KernelContext", "register_op", "get_op", "all_ops",
+           "slot_name", "is_list_slot"]
 
 Meta = collections.namedtuple("Meta", ["shape", "dtype"])
 Meta.__doc__ = "Static shape (tuple, -1 for unknown dims) and numpy dtype of an op input or output."
 
 _REGISTRY = {}
+
+
+class Kernel:
+    """The kernel :meth:`OpDef.kernel_for` chose. ``kernel(ctx, *arrays, **attrs)`` returns
+    what ``forward(ctx, *arrays, **attrs)`` would; a caller may call ``fn`` directly, by
+    ``takes``:
+
+    * ``"arrays"``: ``fn(*arrays)`` (a fast kernel: attrs and input metas bound);
+    * ``"ctx"``: ``fn(ctx, *arrays)`` (a made kernel: attrs bound);
+    * ``"attrs"``: ``fn(ctx, *arrays, **attrs)`` (``forward``).
+    """
+
+    __slots__ = ("fn", "takes")
+
+    def __init__(self, fn, takes):
+        self.fn = fn
+        self.takes = takes
+
+    def __call__(self, ctx, *arrays, **attrs):
+        if self.takes == "arrays":
+            return self.fn(*arrays)
+        if self.takes == "ctx":
+            return self.fn(ctx, *arrays)
+        return self.fn(ctx, *arrays, **attrs)
+
+    def __repr__(self):
+        return f"<Kernel {getattr(self.fn, '__name__', self.fn)!r} takes {self.takes}>"
 
 
 class KernelContext:
@@ -49,10 +87,13 @@ class KernelContext:
         self.run_seed = None
         self._counts = None
 
-    def begin_run(self, log):
+    def begin_run(self, log, rng_source=None):
         """Record or replay every random op's draws for the run that follows (see
         :meth:`op_ctx`): ``log`` is a dict shared by the plans of one run (a forward plan and
-        the gradient plan that replays part of it); None restores the shared generator."""
+        the gradient plan that replays part of it); None restores the shared generator.
+        ``rng_source`` (``xp -> generator``, None: the shared one) is what :meth:`rng` draws
+        from in that run."""
+        self._rng_source = rng_source
         self.run_seed = log
         self._counts = {} if log is not None else None
 
@@ -129,6 +170,25 @@ class OpDef:
         compiler calls it instead of ``forward`` to save the per-call attribute handling. None
         (the default) means use ``forward``."""
         return None
+
+    #: Optional ``make_kernel(**attrs) -> kernel(ctx, *arrays)``: see :meth:`kernel_for`.
+    make_kernel = None
+
+    def kernel_for(self, xp, metas, attrs):
+        """The :class:`Kernel` this op runs for ``attrs`` (complete, see :meth:`full_attrs`)
+        on module ``xp``; ``metas``: the input slots' static :class:`Meta` (a list for a list
+        slot, None for an absent input), or None in eager mode where they are not known.
+        The one selection path; see the module docstring for the order."""
+        if metas is not None:
+            fn = self.fast_kernel(xp, metas, **attrs)
+            if fn is not None:
+                return Kernel(fn, "arrays")
+        if self.make_kernel is not None:
+            return Kernel(self.make_kernel(**attrs), "ctx")
+        kernel = self.__dict__.get("_forward_kernel")
+        if kernel is None:  # NOTE: one per op: eager dispatch asks on every call
+            kernel = self._forward_kernel = Kernel(self.forward, "attrs")
+        return kernel
 
     # -- helpers used by the framework -------------------------------------------------------
     def full_attrs(self, attrs):

@@ -1,5 +1,9 @@
 """Compiling a Program into a plan: one generated Python function of straight-line kernel calls.
 
+The result is a :class:`~core.static.plan.Plan`, run with ``Plan.run``; each operator's kernel
+is the one the registry chooses for its static input metas (``OpDef.kernel_for``, through
+:func:`core.static.specialize.kernel_of`), bound once.
+
 The global block (pruned to what the fetches and side effects need) becomes the body of one
 function. Every Variable becomes a local name ``v<N>``; every kernel, attribute value and
 constant becomes a global of the generated function's namespace, so nothing from the Program
@@ -23,13 +27,14 @@ import weakref
 
 import numpy as _np
 
-from ..ops.registry import KernelContext, Meta, OpDef, get_op, is_list_slot, slot_name
-from .analysis import CONTROL_FLOW_OPS, has_side_effect, op_reads, op_writes
+from ..ops.registry import KernelContext, get_op, is_list_slot, slot_name
+from .analysis import CONTROL_FLOW_OPS, has_side_effect, op_reads, op_writes, sub_blocks
 from . import passes
 from .codegen_control_flow import ControlFlowEmitter
 from .grad_kernels import make_grad_kernel, make_helpers
 from .operator import EMPTY_VAR_NAME
-from .specialize import specialize
+from .plan import Plan
+from .specialize import kernel_of
 
 __all__ = ["CompileError", "Plan", "compile_plan"]
 
@@ -40,28 +45,6 @@ _counter = itertools.count()
 class CompileError(ValueError):
     """A Program that cannot run: an unknown op, a name that resolves to no variable, a fetch
     nothing computes."""
-
-
-class Plan:
-    """A compiled global block: ``fn(ctx, ext_values) -> (fetch values, persistable writes)``.
-
-    ``ext``: ``(name, Variable)`` pairs the function reads from the feed or the scope, in
-    argument order; ``writes``: persistable names written back to the scope after a run;
-    ``line_ops``: source line -> ``(Operator, block index)``.
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "_keep_alive",
-        "ext",
-        "fetch_names",
-        "filename",
-        "fn",
-        "idents",
-        "line_ops",
-        "source",
-        "writes",
-    )
 
 
 def compile_plan(program, feed_names, fetch_names, xp, place, strategy=None):
@@ -99,7 +82,6 @@ class _Generator(ControlFlowEmitter):
         self.hoisted = {}
         self.tmp = itertools.count()
         self.ctx = KernelContext(xp, place)
-        self.ns["ctx"] = self.ctx
         self.ns["_zl"], self.ns["_acc"], self.ns["_or_zeros"] = make_helpers(xp)
         self.write_count = collections.Counter(
             n for b in program.blocks for op in b.ops for n in op_writes(op))
@@ -188,6 +170,7 @@ class _Generator(ControlFlowEmitter):
                                           plan.source.splitlines(True), plan.filename)
         exec(code, self.ns)  # source generated from program structure only
         plan.fn = self.ns["__plan"]
+        plan.context = self.ctx
         plan.ext = ext_vars
         plan.fetch_names = list(fetch_names)
         plan.writes = writes
@@ -247,8 +230,6 @@ class _Generator(ControlFlowEmitter):
 
     def _referenced(self, block, op):
         ids = [self.ident(block, n, op) for n in op_reads(op) + op_writes(op)]
-        from .analysis import sub_blocks
-
         for idx in sub_blocks(op):
             sb = self.program.block(idx)
             for o in sb.ops:
@@ -333,8 +314,8 @@ class _Generator(ControlFlowEmitter):
         # which stays the same in programs cloned from this one.
         ctx_arg = f"ctx.op_ctx({self._op_key(block, op)})" if opdef.random else "ctx"
         args = [ctx_arg] + self._in_expr(block, op, opdef)
-        maker = getattr(opdef, "make_kernel", None)
-        fast = self._fast_kernel(block, op, opdef, attrs) or specialize(opdef, attrs, self.xp)
+        kernel = kernel_of(block, op, opdef, attrs, self.xp, self.var)
+        fast = kernel.fn if kernel.takes == "arrays" else None
         ufunc, extra = (self.xp.maximum, ["0"]) if op.type == "relu" else (fast, [])
         slot = self.inplace.get(id(op)) if fast is not None else None
         if slot is not None and isinstance(ufunc, _np.ufunc):
@@ -349,11 +330,9 @@ class _Generator(ControlFlowEmitter):
         elif fast is not None:
             kname = self.const(fast, "k")
             args = args[1:]
-        elif maker is not None:
-            kname = self.const(maker(**attrs), "k")
         else:
-            kname = self.const(opdef.forward, "k")
-            for k, v in attrs.items():
+            kname = self.const(kernel.fn, "k")
+            for k, v in attrs.items() if kernel.takes == "attrs" else ():
                 if _is_ident(k):
                     args.append(f"{k}={self.const(v)}")
                 else:
@@ -372,18 +351,6 @@ class _Generator(ControlFlowEmitter):
         keys = getattr(self.program, "_op_keys", None)
         key = keys.get(id(op)) if keys else None
         return block.idx * 65536 + block.ops.index(op) if key is None else key
-
-    def _fast_kernel(self, block, op, opdef, attrs):
-        """``opdef.fast_kernel`` for this operator's input metas, when the op offers one."""
-        if type(opdef).fast_kernel is OpDef.fast_kernel:
-            return None
-        metas = []
-        for slot in opdef.inputs:
-            vs = [None if n == EMPTY_VAR_NAME else self.var(block, n, op)
-                  for n in op.inputs.get(slot_name(slot), [])]
-            ms = [None if v is None else Meta(tuple(v.shape or ()), v.dtype) for v in vs]
-            metas.append(ms if is_list_slot(slot) else (ms[0] if ms else None))
-        return opdef.fast_kernel(self.xp, metas, **attrs)
 
     def _hoist(self, block, op, opdef, attrs):
         v = self.var(block, op_writes(op)[0], op)

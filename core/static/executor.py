@@ -15,7 +15,6 @@ import weakref
 import numpy as np
 
 from ..backend import CPUPlace, Place, as_numpy, get_array_module, to_place
-from ..errors import OpError, describe_value
 from ..random import make_generator
 from .builder import lr_schedules
 from .codegen import compile_plan
@@ -24,6 +23,7 @@ from .compiled import CompiledProgram, build_strategy_of, unwrap_program
 from .eager_types import is_eager_tensor
 from .feed_source import pull_feeds
 from .lod import split_lod_feeds
+from .plan import op_error
 from .program import Program, Variable, default_main_program
 from .scope import LoDTensor, global_scope
 from .variable import names_of
@@ -43,6 +43,7 @@ class Executor:
         self._xp = get_array_module(place)
         self._plans = weakref.WeakKeyDictionary()
         self._rngs = weakref.WeakKeyDictionary()
+        self._specs = weakref.WeakKeyDictionary()  # plan -> {feed name: (dtype, shape)}
 
     def close(self):
         self._plans = weakref.WeakKeyDictionary()
@@ -75,10 +76,20 @@ class Executor:
         for name, schedule in lr_schedules(program):
             var = gb._find_var_recursive(name)
             scope._vars[name] = to_place(np.full(var.shape, schedule(), var.dtype), self.place)
+        specs = self._specs.get(plan)
+        if specs is None:
+            specs = self._specs[plan] = _feed_specs(gb, plan, self.place)
         values, used = [], 0
         for name, var in plan.ext:
             if name in feed:
-                values.append(self._check_feed(gb, name, feed[name]))
+                value = feed[name]
+                spec = specs.get(name)
+                # NOTE: a numpy array of the declared dtype and shape is fed as it is (what
+                # _check_feed returns for it, without its lookups)
+                if spec is None or type(value) is not np.ndarray or \
+                        value.dtype != spec[0] or not _shape_fits(spec[1], value.shape):
+                    value = self._check_feed(gb, name, value)
+                values.append(value)
                 used += 1
                 continue
             val = scope._vars.get(name)
@@ -90,12 +101,7 @@ class Executor:
             for name in feed:
                 if name not in needed:
                     self._check_feed(gb, name, feed[name])
-        ctx = plan.fn.__globals__["ctx"]
-        ctx._rng_source = self._rng_source(program)
-        try:
-            fetched, written = plan.fn(ctx, values)
-        except Exception as e:
-            raise op_error(plan, e) from e
+        fetched, written = plan.run(values, rng_source=self._rng_source(program))
         for name, val in zip(plan.writes, written):
             scope._vars[name] = val
         if return_numpy:
@@ -154,8 +160,7 @@ class Executor:
             raise TypeError(f"feed '{name}': expected dtype {var.dtype.name} (as declared), got "
                             f"{arr.dtype.name}; cast it with .astype('{var.dtype.name}')")
         shape = var.shape
-        if shape is not None and (len(shape) != arr.ndim or any(
-                d != -1 and d != a for d, a in zip(shape, arr.shape))):
+        if shape is not None and not _shape_fits(shape, arr.shape):
             raise ValueError(f"feed '{name}': expected shape {shape} (as declared; -1 matches "
                              f"any size), got {list(arr.shape)}; a program traced from an "
                              "example call (a declarative function or TracedLayer saved "
@@ -180,7 +185,36 @@ def _as_array(name, value, dtype):
                         f"{e}") from None
 
 
+def _feed_specs(block, plan, place):
+    """``{name: (dtype, shape)}`` of the tensor variables ``plan`` reads (on the
+    CPU, where a numpy array needs no move): what a fed array is checked against."""
+    if place.is_gpu:
+        return {}
+    specs = {}
+    for name, _ in plan.ext:
+        var = block._find_var_recursive(name)
+        if var is not None and var.type != "tensor_array" and \
+                var.dtype is not None:
+            specs[name] = (var.dtype, None if var.shape is None else tuple(var.shape))
+    return specs
+
+
+def _shape_fits(shape, actual):
+    """Whether an array of shape ``actual`` fits declared ``shape`` (-1: any size; None:
+    any shape)."""
+    if shape is None:
+        return True
+    if len(shape) != len(actual):
+        return False
+    for d, a in zip(shape, actual):
+        if d != -1 and d != a:
+            return False
+    return True
+
+
 def _to_numpy(v):
+    if type(v) is np.ndarray:
+        return v
     if isinstance(v, list):
         return [None if a is None else as_numpy(a) for a in v]
     return as_numpy(v)
@@ -201,44 +235,3 @@ def _missing_message(name, var):
 def _unknown_feed_message(program, name):
     data = [v.name for v in program.global_block().vars.values() if v.is_data]
     return (f"feed '{name}' is not a variable of the program; its data variables are {data}")
-
-
-def op_error(plan, exc):
-    """An error naming the operator whose generated line raised ``exc``."""
-    tb = exc.__traceback__
-    found = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == plan.filename:
-            found = tb
-        tb = tb.tb_next
-    if found is None:
-        return exc
-    op_info = plan.line_ops.get(found.tb_lineno)
-    if op_info is None:
-        return exc
-    op, block_idx = op_info
-    frame = found.tb_frame
-    descs = []
-    block = op.block
-    for slot, names in op.inputs.items():
-        for n in names:
-            v = block._find_var_recursive(n)
-            ident = plan.idents.get(id(v)) if v is not None else None
-            value = frame.f_locals.get(ident, frame.f_globals.get(ident)) if ident else None
-            if value is not None:
-                what = describe_value(value)
-            elif v is not None and v.dtype is not None:
-                what = f"{v.dtype.name}{v.shape}"
-            else:
-                what = "?"
-            descs.append(f"{slot}='{n}' {what}")
-    origin = ""
-    if op.origin:
-        origin = f"\n  built at {op.origin[0]}:{op.origin[1]}: {op.origin[2]}".rstrip(": ")
-    msg = (f"op '{op.type}' (block {block_idx}) failed at run time on inputs ({', '.join(descs)}) "
-           f"with attrs {op.attrs}: {type(exc).__name__}: {exc}{origin}")
-    del frame
-    if isinstance(exc, AssertionError):
-        return AssertionError(msg)
-    return OpError(msg)
-

@@ -1,28 +1,32 @@
-"""Compile-time kernel specialisation: ops whose registered kernel is exactly one ufunc call
-for the attributes an operator has get that ufunc as their plan kernel (no context argument,
-no attribute handling per call).
+"""Kernel selection for a Program's operator: the static side of the registry's one selection
+path, :meth:`core.ops.registry.OpDef.kernel_for`, asked with the operator's static input
+metas (shapes and dtypes of its input Variables).
 
-Only op families that *declare* their ufunc are specialised, and only when the subclass does
-not override the family's ``forward``: binary elementwise ops (``ufunc``, with ``axis == -1``,
-where Paddle's axis alignment is the identity) and unary math ops (``fn``). Anything else runs
-its registered ``forward``.
+The plan compiler (:mod:`core.static.codegen`) binds the chosen kernel once per operator;
+memory planning (:mod:`core.static.passes.memory`) asks the same question to learn which
+operators run one numpy ufunc (and so may write into a buffer with ``out=``).
 """
-from ..ops import elementwise as _elementwise
-from ..ops import math as _math
+from ..ops.registry import Meta, is_list_slot, slot_name
+from .operator import EMPTY_VAR_NAME
 
-__all__ = ["specialize"]
+__all__ = ["input_metas", "kernel_of"]
 
 
-def specialize(opdef, attrs, xp):
-    """A callable taking only the op's input arrays, or None to use ``opdef.forward``."""
-    cls = type(opdef)
-    binary = getattr(_elementwise, "_Binary", None)
-    if binary is not None and isinstance(opdef, binary) and cls.forward is binary.forward \
-            and getattr(opdef, "ufunc", None) is not None and attrs.get("axis", -1) == -1 \
-            and set(attrs) <= {"axis"}:
-        return getattr(xp, opdef.ufunc.__name__, None)
-    unary = getattr(_math, "_Unary", None)
-    if unary is not None and isinstance(opdef, unary) and cls.forward is unary.forward \
-            and getattr(opdef, "fn", None) is not None and not attrs:
-        return getattr(xp, opdef.fn.__name__, None)
-    return None
+def input_metas(block, op, opdef, var=None):
+    """The :class:`Meta` of each input slot of ``op`` (a list for a list slot, None for an
+    absent input); ``var(block, name, op)`` resolves a name (default: the block's lookup)."""
+    metas = []
+    for slot in opdef.inputs:
+        ms = []
+        for n in op.inputs.get(slot_name(slot), []):
+            v = None if n == EMPTY_VAR_NAME else (
+                var(block, n, op) if var is not None else block._find_var_recursive(n))
+            ms.append(None if v is None else Meta(tuple(v.shape or ()), v.dtype))
+        metas.append(ms if is_list_slot(slot) else (ms[0] if ms else None))
+    return metas
+
+
+def kernel_of(block, op, opdef, attrs, xp, var=None):
+    """The :class:`~core.ops.registry.Kernel` operator ``op`` of ``block`` runs on ``xp``
+    (``attrs``: its complete attributes)."""
+    return opdef.kernel_for(xp, input_metas(block, op, opdef, var), attrs)

@@ -22,10 +22,9 @@ records ``program._inplace``: operator id -> input slot name, read by the plan c
 """
 import numpy as np
 
-from ...ops import elementwise as _elementwise
-from ...ops import math as _math
 from ...ops.registry import get_op
 from ..analysis import op_reads, op_writes
+from ..specialize import kernel_of
 from .graph import Uses
 
 __all__ = ["FRESH_RESULT_OPS", "run"]
@@ -48,27 +47,30 @@ def run(program, feed_names, fetch_names):
     return len(inplace)
 
 
-def _ufunc_op(op_type):
-    """Whether ``op_type``'s plan kernel is a single ufunc call (see codegen / specialize)."""
+def _ufunc_op(block, op):
+    """Whether ``op``'s plan kernel is a single numpy ufunc call: the kernel the registry
+    chooses for it (:func:`core.static.specialize.kernel_of`), or ``relu`` (compiled as
+    ``maximum(x, 0)``)."""
     try:
-        opdef = get_op(op_type)
-    except KeyError:
+        opdef = get_op(op.type)
+        attrs = opdef.full_attrs(op.attrs)
+    except (KeyError, TypeError):
         return False
-    cls = type(opdef)
-    if isinstance(opdef, _elementwise._Binary):
-        return cls.forward is _elementwise._Binary.forward and \
-            not isinstance(opdef, _elementwise._Compare) and opdef.ufunc is not None
-    if isinstance(opdef, _math._Unary):
-        return cls.forward is _math._Unary.forward and opdef.fn is not None
-    return op_type in ("relu", "tanh")
+    if op.type == "relu":
+        return True
+    try:
+        kernel = kernel_of(block, op, opdef, attrs, np)
+    except Exception:  # NOTE: an operator the plan compiler will report; not planned here
+        return False
+    return kernel.takes == "arrays" and isinstance(kernel.fn, np.ufunc)
 
 
-def _fresh(op):
-    return op.type in FRESH_RESULT_OPS or _ufunc_op(op.type)
+def _fresh(block, op):
+    return op.type in FRESH_RESULT_OPS or _ufunc_op(block, op)
 
 
 def _inplace_slot(uses, block, op):
-    if not _ufunc_op(op.type) or op.attrs.get("axis", -1) != -1 or len(op_writes(op)) != 1:
+    if len(op_writes(op)) != 1 or op.attrs.get("axis", -1) != -1 or not _ufunc_op(block, op):
         return None
     out = block._find_var_recursive(op_writes(op)[0])
     if out is None or not out.shape or np.dtype(out.dtype).kind != "f":
@@ -80,7 +82,7 @@ def _inplace_slot(uses, block, op):
             continue
         producer = uses.writers[name][0]
         v = block._find_var_recursive(name)
-        if producer.block is not block or not _fresh(producer) or v is None or \
+        if producer.block is not block or not _fresh(block, producer) or v is None or \
                 v.dtype != out.dtype or list(v.shape or ()) != list(out.shape):
             continue
         others = [block._find_var_recursive(op.inputs[s][0]) for s in slots if s != slot]
