@@ -109,11 +109,11 @@ def _act_kernel(xp, act, meta):
         tanh = xp.tanh
         return lambda out: tanh(out, out)
     opdef = get_op(act)
-    fast = opdef.fast_kernel(xp, [meta], **_act_attrs(act))
-    if fast is not None:
-        return fast
-    ctx, attrs = KernelContext(xp, None), _act_attrs(act)
-    return lambda out: opdef.forward(ctx, out, **attrs)
+    attrs = opdef.full_attrs(_act_attrs(act))
+    kernel, ctx = opdef.kernel_for(xp, [meta], attrs), KernelContext(xp, None)
+    if kernel.takes == "arrays":
+        return kernel.fn
+    return lambda out: kernel(ctx, out, **attrs)
 
 
 def _activate(ctx, out, act):
@@ -212,13 +212,11 @@ def _step_kernel(xp, opdef, metas, attrs):
     """The step's kernel taking only its arrays, and the ufunc (with extra leading arguments)
     it is, when it is one ufunc call that may write into a buffer."""
     full = opdef.full_attrs(attrs)
-    fn = opdef.fast_kernel(xp, metas, **full)
-    if fn is None and isinstance(opdef, _math._Unary) and \
-            type(opdef).forward is _math._Unary.forward:
-        fn = getattr(xp, opdef.fn.__name__)
-    if fn is None:
-        ctx, forward = KernelContext(xp, None), opdef.forward
-        return (lambda *a: forward(ctx, *a, **full)), None, ()
+    kernel = opdef.kernel_for(xp, metas, full)
+    if kernel.takes != "arrays":
+        ctx = KernelContext(xp, None)
+        return (lambda *a: kernel(ctx, *a, **full)), None, ()
+    fn = kernel.fn
     if opdef.type == "relu":
         return fn, xp.maximum, (0,)
     return fn, (fn if isinstance(fn, np.ufunc) else None), ()
