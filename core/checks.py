@@ -23,7 +23,8 @@ from .ops.registry import get_op
 
 __all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice", "check_dtype",
            "check_float_input", "check_index", "check_int", "check_number", "check_pair",
-           "check_probability", "check_type", "check_variable", "is_int", "is_variable_like"]
+           "check_positive", "check_probability", "check_type", "check_variable", "is_int",
+           "is_variable_like"]
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -110,6 +111,15 @@ def check_number(value, arg, api):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def check_positive(value, arg, api):
+    """``value`` (a real number > 0, such as a clip norm or a learning rate) as by
+    :func:`check_number`."""
+    v = check_number(value, arg, api)
+    if not v > 0:
+        raise ValueError(f"{_where(api)}: argument '{arg}' must be a number > 0, got {value!r}")
+    return v
+
+
 def check_probability(value, arg, api):
     """``value`` (a real number in [0, 1], such as a dropout rate) as a float. A value that
     is no number is out of that range too: a ``ValueError`` like any other."""
@@ -120,24 +130,44 @@ def check_probability(value, arg, api):
     return float(value)
 
 
-def _as_int(value, integral_float):
+def _is_eager_int_scalar(value):
+    """True for a 1-element int eager tensor (a static Variable has no value yet)."""
+    return is_variable_like(value) and getattr(value, "block", None) is None \
+        and np.dtype(value.dtype).kind in "iu" and int(np.prod(value.shape)) == 1
+
+
+def _given(value):
+    """``value`` as an error message shows what was given."""
+    if is_variable_like(value):
+        what = "tensor" if getattr(value, "block", None) is None else \
+            "static Variable (its value exists only when the Executor runs)"
+        name = np.dtype(value.dtype).name
+        return f"{'an' if name.startswith('int') else 'a'} {name} {what} of shape " \
+            f"{list(value.shape)}"
+    return f"{type(value).__name__} ({value!r})"
+
+
+def _as_int(value, integral_float, tensor=False):
     """``value`` as an int, or None when it is not one."""
     if is_int(value):
         return int(value)
     if integral_float and isinstance(value, _NUMBERS) and not isinstance(value, _BOOLS) \
             and float(value).is_integer():
         return int(value)
+    if tensor and _is_eager_int_scalar(value):
+        return int(value)
     return None
 
 
-def check_int(value, arg, api, minimum=None, integral_float=True):
+def check_int(value, arg, api, minimum=None, integral_float=True, tensor=False):
     """``value`` as a Python int (``>= minimum`` when given). Python and numpy integers are
     ints; so, unless ``integral_float`` is False, is a float with an integral value (a size
-    computed as ``d_model / heads``). Bools are not."""
-    v = _as_int(value, integral_float)
+    computed as ``d_model / heads``), and, when ``tensor`` is True, a 1-element int eager
+    tensor (its value). Bools are not."""
+    v = _as_int(value, integral_float, tensor)
     if v is None:
-        raise TypeError(f"{_where(api)}: argument '{arg}' must be an int, got "
-                        f"{type(value).__name__} ({value!r})")
+        what = "an int or a 1-element int tensor (in eager mode)" if tensor else "an int"
+        raise TypeError(f"{_where(api)}: argument '{arg}' must be {what}, got {_given(value)}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{_where(api)}: argument '{arg}' must be >= {minimum}, got {v}")
     return v

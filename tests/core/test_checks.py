@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import core
-from core import checks
+from core import checks, lr
 from core import layers as L
 from core.layers.activation import apply_act
 from core.nn import functional as F
@@ -104,6 +104,38 @@ def test_is_int_and_check_int():
         == "f(): argument 'size' must be an int, got bool (True)"
     assert raises(ValueError, checks.check_int, 0, "size", "f", minimum=1) \
         == "f(): argument 'size' must be >= 1, got 0"
+
+
+def test_check_int_with_tensor_accepts_a_1_element_eager_int_tensor():
+    assert checks.check_int(t(np.array([3], np.int64)), "beam_size", "f", tensor=True) == 3
+    assert raises(TypeError, checks.check_int, t(np.array([3], np.int64)), "n", "f") \
+        == "f(): argument 'n' must be an int, got an int64 tensor of shape [1]"
+    assert raises(TypeError, checks.check_int, t(np.array([1.0], np.float32)), "n", "f",
+                  tensor=True) == ("f(): argument 'n' must be an int or a 1-element int tensor "
+                                   "(in eager mode), got a float32 tensor of shape [1]")
+    assert raises(TypeError, checks.check_int, t(np.array([1, 2])), "n", "f", tensor=True) \
+        .endswith("got an int64 tensor of shape [2]")
+    assert raises(ValueError, checks.check_int, t(np.array(0)), "n", "f", minimum=1,
+                  tensor=True) == "f(): argument 'n' must be >= 1, got 0"
+
+
+def test_check_int_with_tensor_names_a_static_variable(static_mode):
+    with core.static.program_guard(core.static.Program(), core.static.Program()):
+        n = core.static.data("n", [1], "int64")
+        msg = raises(TypeError, checks.check_int, n, "n", "f", tensor=True)
+    assert msg == ("f(): argument 'n' must be an int or a 1-element int tensor (in eager mode), "
+                   "got an int64 static Variable (its value exists only when the Executor runs) "
+                   "of shape [1]")
+
+
+def test_check_positive():
+    assert checks.check_positive(0.5, "clip_norm", "f") == 0.5
+    assert checks.check_positive(np.int64(2), "clip_norm", "f") == 2
+    for bad in (0, -1.0, float("nan")):
+        assert raises(ValueError, checks.check_positive, bad, "clip_norm", "f") \
+            == f"f(): argument 'clip_norm' must be a number > 0, got {bad!r}"
+    assert raises(TypeError, checks.check_positive, True, "clip_norm", "f") \
+        == "f(): argument 'clip_norm' must be a number, got bool (True)"
 
 
 def test_check_pair():
@@ -239,3 +271,38 @@ def test_static_mode_raises_at_the_users_call(static_mode):
     assert frames[0].line == "L.conv2d(x, 4, 3, stride=0)  # the line the error must point at"
     assert frames[-1].filename.endswith("checks.py")
     assert len(main.global_block().ops) == 0
+
+
+# ------------------------------------------------- checks folded in from private copies
+
+
+def test_lr_schedule_step_counts_are_ints_not_truncated_floats():
+    assert lr.StepDecay(0.1, 2.0).step_size == 2
+    assert raises(TypeError, lr.StepDecay, 0.1, 2.5) \
+        == "StepDecay(): argument 'step_size' must be an int, got float (2.5)"
+    assert raises(ValueError, lr.CosineAnnealingDecay, 0.1, 0) \
+        == "CosineAnnealingDecay(): argument 'T_max' must be >= 1, got 0"
+    assert raises(ValueError, lr.ExponentialDecay, 0.1, 0.0) \
+        == "ExponentialDecay(): argument 'gamma' must be a number > 0, got 0.0"
+
+
+def test_beam_search_reads_an_eager_int_tensor_beam_size():
+    s = t(np.zeros((5, 4), np.float32))
+    p = t(np.zeros((5, 1), np.int64))
+    assert raises(ValueError, L.beam_search, p, p, None, s, t(np.array([0])), 0) \
+        == "beam_search(): argument 'beam_size' must be >= 1, got 0"
+    assert raises(TypeError, L.beam_search, p, p, None, s, 2.0, 0).startswith(
+        "beam_search(): argument 'beam_size' must be an int or a 1-element int tensor")
+
+
+def test_samplers_and_readers_name_the_argument():
+    assert raises(ValueError, core.io.BatchSampler, list(range(4)), batch_size=0) \
+        == "BatchSampler(): argument 'batch_size' must be >= 1, got 0"
+    assert raises(ValueError, core.io.DistributedBatchSampler, list(range(4)), 2,
+                  num_replicas=2, rank=2) \
+        == ("DistributedBatchSampler(): argument 'rank' must be in [0, 2) for num_replicas=2, "
+            "got 2")
+    assert raises(TypeError, core.batch, lambda: iter([1]), "2") \
+        == "batch(): argument 'batch_size' must be an int, got str ('2')"
+    assert raises(ValueError, core.nn.ClipGradByNorm, -1.0) \
+        == "GradientClipByNorm(): argument 'clip_norm' must be a number > 0, got -1.0"
