@@ -306,3 +306,30 @@ def test_samplers_and_readers_name_the_argument():
         == "batch(): argument 'batch_size' must be an int, got str ('2')"
     assert raises(ValueError, core.nn.ClipGradByNorm, -1.0) \
         == "GradientClipByNorm(): argument 'clip_norm' must be a number > 0, got -1.0"
+
+
+def test_control_flow_errors_name_the_argument():
+    assert _style(raises(TypeError, L.case, None))[:2] == ("case", "pred_fn_pairs")
+    assert _style(raises(TypeError, L.switch_case, t(np.array(0)), 3))[:2] \
+        == ("switch_case", "branch_fns")
+    assert raises(TypeError, L.switch_case, t(np.array(0)), [(0.5, lambda: 1)]).startswith(
+        "switch_case(): argument 'branch_fns' must hold (int, callable) branches, got (0.5, ")
+    assert raises(ValueError, L.switch_case, t(np.array(0)), [(1, lambda: 1), (1, lambda: 2)]) \
+        == ("switch_case(): argument 'branch_fns' must not repeat a branch index, got duplicate "
+            "indices in [1, 1]")
+    assert _style(raises(TypeError, L.while_loop, lambda i: i < 3, lambda i: i + 1, 3))[:2] \
+        == ("while_loop", "loop_vars")
+    assert raises(TypeError, L.while_loop, None, lambda i: i, [1]) \
+        == "while_loop(): arguments 'cond' and 'body' must be callable, got NoneType and function"
+
+
+def test_static_control_flow_errors_name_the_argument(static_mode):
+    with core.static.program_guard(core.static.Program(), core.static.Program()):
+        x = core.static.data("x", [1], "float32")
+        msg = raises(TypeError, L.cond, x, lambda: x, lambda: x)
+        assert msg.startswith("cond(): argument 'pred' ('x') must have dtype bool, got float32")
+        msg = raises(TypeError, L.Assert, x)
+        assert msg == "Assert(): argument 'cond' ('x') must be a bool tensor, got dtype float32"
+        msg = raises(TypeError, L.while_loop, lambda v: v, lambda v: v, [x])
+        assert msg.startswith("while_loop(): the value returned by argument 'cond' ('x') must "
+                              "have dtype bool, got float32")
