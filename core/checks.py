@@ -21,10 +21,10 @@ from .dtypes import convert_dtype
 from .ops.activation import ACTIVATIONS
 from .ops.registry import get_op
 
-__all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice", "check_dtype",
-           "check_float_input", "check_index", "check_int", "check_number", "check_pair",
-           "check_positive", "check_probability", "check_type", "check_variable", "is_int",
-           "is_variable_like"]
+__all__ = ["FLOATS", "LABEL_INTS", "check_act", "check_axis", "check_bool", "check_choice",
+           "check_dtype", "check_float_input", "check_index", "check_int", "check_label",
+           "check_number", "check_pair", "check_positive", "check_probability", "check_type",
+           "check_variable", "is_int", "is_variable_like"]
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -225,6 +225,28 @@ def check_index(index, size, arg, api, what="entries", integral_float=True):
         raise ValueError(f"{_where(api)}: argument '{arg}' must be in [{-size}, {size}) for "
                          f"{size} {what}, got {i}")
     return i % size
+
+
+LABEL_INTS = ("int64", "int32")
+
+
+def check_label(label, input, soft_label, axis, api, in_arg="input"):
+    """A loss's ``label`` against its ``input`` (argument ``in_arg``): soft labels are floats
+    of the input's dtype and shape, hard labels int64 / int32 class indices of the input's
+    shape with a 1 at ``axis`` (a normalised axis)."""
+    check_variable(label, "label", api, FLOATS if soft_label else LABEL_INTS)
+    if soft_label and label.dtype != input.dtype:
+        raise TypeError(f"{_where(api)}: soft 'label' must have the dtype of '{in_arg}' "
+                        f"({input.dtype}), got {label.dtype}")
+    want = list(input.shape)
+    if not soft_label:
+        want[axis] = 1
+    got = list(label.shape)
+    if len(got) != len(want) or any(a != b and a >= 0 and b >= 0 for a, b in zip(got, want)):
+        kind = "soft" if soft_label else "hard"
+        raise ValueError(f"{_where(api)}: argument 'label' must have shape {want} ({kind} "
+                         f"labels for '{in_arg}' of shape {list(input.shape)}), got {got}")
+    return label
 
 
 def check_act(act, api):

@@ -158,7 +158,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     c = shape[1] if data_layout == "NCHW" else shape[-1]
     if c < 0:
         raise ValueError(f"{api}(): the channel dim of 'input' must be known, got {shape}")
-    momentum = check_probability(float(momentum), "momentum", api)
+    momentum = check_probability(momentum, "momentum", api)
     layer = name or unique_name.generate(api)
     scale = _create([c], input.dtype, param_attr, f"{layer}.w",
                     default_initializer=Constant(1.0))
@@ -292,7 +292,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None
     check_variable(label, "label", "label_smooth", FLOATS)
     if prior_dist is not None:
         check_variable(prior_dist, "prior_dist", "label_smooth", FLOATS)
-    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
+    eps = check_probability(epsilon, "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 

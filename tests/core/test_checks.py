@@ -333,3 +333,79 @@ def test_static_control_flow_errors_name_the_argument(static_mode):
         msg = raises(TypeError, L.while_loop, lambda v: v, lambda v: v, [x])
         assert msg.startswith("while_loop(): the value returned by argument 'cond' ('x') must "
                               "have dtype bool, got float32")
+
+
+# ------------------------------------------- bad input raises instead of a wrong result
+
+_LOGITS = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+
+
+def test_embedding_padding_idx_is_range_checked_in_all_three_spellings():
+    ids, w = t(np.array([0, 1])), t(np.ones((10, 4), np.float32))
+    two = raises(ValueError, F.embedding, ids, w, padding_idx=-11)
+    fluid = raises(ValueError, L.embedding, t(np.zeros((2, 1), np.int64)), [10, 4],
+                   padding_idx=-11)
+    assert two == fluid
+    assert raises(ValueError, F.embedding, ids, w, padding_idx=10) \
+        == "embedding(): argument 'padding_idx' must be in [-10, 10) for 10 vocabulary entries, " \
+        "got 10"
+    out = F.embedding(ids, w, padding_idx=-10).numpy()  # -10 is row 0: zeros
+    np.testing.assert_array_equal(out, [[0, 0, 0, 0], [1, 1, 1, 1]])
+
+
+@pytest.mark.parametrize("fn,api", [(F.softmax_with_cross_entropy, "softmax_with_cross_entropy"),
+                                    (F.cross_entropy, "cross_entropy")])
+@pytest.mark.parametrize("axis", [2, -3])
+def test_loss_axis_out_of_range_raises_instead_of_wrapping(fn, api, axis):
+    label = t(np.array([[1], [2], [0]], np.int64))
+    assert raises(ValueError, fn, t(_LOGITS), label, axis=axis) \
+        == f"{api}(): argument 'axis'={axis} is out of range for a tensor of rank 2"
+
+
+@pytest.mark.parametrize("fn", [F.softmax, F.log_softmax])
+def test_softmax_axis_out_of_range_is_the_shared_error(fn):
+    api = fn.__name__
+    assert raises(ValueError, fn, t(_LOGITS), axis=2) \
+        == f"{api}(): argument 'axis'=2 is out of range for a tensor of rank 2"
+    np.testing.assert_allclose(fn(t(_LOGITS), axis=-2).numpy(), fn(t(_LOGITS), axis=0).numpy())
+
+
+def test_2_0_losses_check_the_label_as_the_fluid_ones_do():
+    logits = t(_LOGITS)
+    two = raises(ValueError, F.softmax_with_cross_entropy, logits, t(np.zeros((2, 1), np.int64)))
+    fluid = raises(ValueError, L.softmax_with_cross_entropy, logits,
+                   t(np.zeros((2, 1), np.int64)))
+    assert two == fluid == ("softmax_with_cross_entropy(): argument 'label' must have shape "
+                            "[3, 1] (hard labels for 'logits' of shape [3, 4]), got [2, 1]")
+    assert raises(TypeError, F.cross_entropy, logits, t(np.zeros((3, 1), np.float32))) \
+        == ("cross_entropy(): argument 'label' has dtype float32 (shape [3, 1]); expected one "
+            "of ['int64', 'int32']")
+    # ignore_index=1.5 used to become 1 and silently drop the rows labelled 1
+    assert raises(TypeError, F.cross_entropy, logits, t(np.array([1, 2, 0])), ignore_index=1.5) \
+        == "cross_entropy(): argument 'ignore_index' must be an int, got float (1.5)"
+    assert raises(TypeError, L.softmax_with_cross_entropy, logits, t(np.zeros((3, 1), np.int64)),
+                  ignore_index=True) \
+        == "softmax_with_cross_entropy(): argument 'ignore_index' must be an int, got bool (True)"
+
+
+def test_2_0_functions_reject_values_they_used_to_truncate_or_ignore():
+    x = t(_LOGITS)
+    assert raises(TypeError, F.one_hot, t(np.array([0, 1])), 2.5) \
+        == "one_hot(): argument 'num_classes' must be an int, got float (2.5)"
+    assert raises(ValueError, F.dropout, x, True) \
+        == "dropout(): argument 'p' must be a number in [0, 1], got True"
+    assert raises(ValueError, L.label_smooth, x, epsilon=True) \
+        == "label_smooth(): argument 'epsilon' must be a number in [0, 1], got True"
+    assert raises(ValueError, F.layer_norm, x, [5]) \
+        == ("layer_norm(): argument 'normalized_shape' must be the trailing dims of 'x' (shape "
+            "[3, 4]), got [5]")
+    assert raises(ValueError, F.softplus, x, beta=0).startswith(
+        "softplus(): argument 'beta' must be a nonzero number")
+    assert raises(TypeError, F.elu, x, "a") == "elu(): argument 'alpha' must be a number, got " \
+        "str ('a')"
+    img = t(np.ones((2, 3, 4, 4), np.float32))
+    stats = [t(np.zeros(3, np.float32)), t(np.ones(3, np.float32))] * 2
+    assert raises(ValueError, F.batch_norm, img, *stats, data_format="NWHC").startswith(
+        "batch_norm(): argument 'data_format' must be one of ['NCHW', ")
+    assert raises(ValueError, F.conv2d, t(_X), t(_W), data_format="NWHC") \
+        == "conv2d(): argument 'data_format' must be 'NCHW' or 'NHWC', got 'NWHC'"
