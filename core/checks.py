@@ -101,14 +101,18 @@ def check_bool(value, arg, api):
     return bool(value)
 
 
-def check_number(value, arg, api):
-    """``value`` (a Python or numpy real number, not a bool) as a Python int or float."""
-    if type(value) is float or type(value) is int:  # the common case, without ABC checks
-        return value
-    if isinstance(value, _BOOLS) or not isinstance(value, _NUMBERS):
-        raise TypeError(f"{_where(api)}: argument '{arg}' must be a number, got "
-                        f"{type(value).__name__} ({value!r})")
-    return value.item() if isinstance(value, np.generic) else value
+def check_number(value, arg, api, minimum=None):
+    """``value`` (a Python or numpy real number, not a bool; ``>= minimum`` when given, which
+    NaN is not) as a Python int or float."""
+    if type(value) is not float and type(value) is not int:  # skip ABC checks when common
+        if isinstance(value, _BOOLS) or not isinstance(value, _NUMBERS):
+            raise TypeError(f"{_where(api)}: argument '{arg}' must be a number, got "
+                            f"{type(value).__name__} ({value!r})")
+        value = value.item() if isinstance(value, np.generic) else value
+    if minimum is not None and not value >= minimum:
+        raise ValueError(f"{_where(api)}: argument '{arg}' must be a number >= {minimum}, got "
+                         f"{value!r}")
+    return value
 
 
 def check_positive(value, arg, api):

@@ -78,9 +78,10 @@ def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
             not any(d < 0 for d in list(ids.shape) + list(scores.shape)):
         raise ValueError(f"beam_search(): 'ids' {list(ids.shape)} must have the shape of "
                          f"'scores' {list(scores.shape)}")
+    level = check_int(level, "level", api, minimum=0, integral_float=False)
     sel_ids, sel_scores, parent = apply(
         "beam_search", [pre_ids, pre_scores, ids, scores],
-        {"beam_size": beam_size, "end_id": end_id, "level": int(level),
+        {"beam_size": beam_size, "end_id": end_id, "level": level,
          "is_accumulated": bool(is_accumulated)})
     if return_parent_idx:
         return sel_ids, sel_scores, parent

@@ -8,8 +8,8 @@ import numbers
 
 
 from .. import mode as _mode
-from ..checks import check_act, check_axis, check_int, check_type, check_variable, \
-    is_variable_like
+from ..checks import check_act, check_axis, check_int, check_number, check_type, \
+    check_variable, is_variable_like
 from ..dispatch import apply
 from ..operator_mixin import register as _register_operators
 from ..ops._shapes import ShapeError
@@ -363,7 +363,8 @@ def pad(x, paddings, pad_value=0.0, name=None):
     if len(paddings) != 2 * len(x.shape) or any(p < 0 for p in paddings):
         raise ValueError(f"pad(): argument 'paddings'={paddings} must hold 2 non-negative ints "
                          f"per dim of x (shape {list(x.shape)}), i.e. {2 * len(x.shape)}")
-    return apply("pad", [x], {"paddings": paddings, "pad_value": float(pad_value)})
+    return apply("pad", [x], {"paddings": paddings,
+                              "pad_value": float(check_number(pad_value, "pad_value", "pad"))})
 
 
 _register_operators(reshape=reshape)  # x.reshape(shape) of tensors and Variables

@@ -252,7 +252,8 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     check_choice(data_format, "data_format", _BN_FORMATS, api)
     layout = "NHWC" if data_format in ("NHWC", "NLC", "NDHWC") else "NCHW"
     attrs = {"momentum": float(check_probability(momentum, "momentum", api)),
-             "epsilon": float(check_number(epsilon, "epsilon", api)), "is_test": not training,
+             "epsilon": float(check_number(epsilon, "epsilon", api, minimum=0)),
+             "is_test": not training,
              "data_layout": layout, "use_global_stats": bool(use_global_stats)}
     out = apply("batch_norm", [x, weight, bias, running_mean, running_var], attrs,
                 outputs={1: running_mean, 2: running_var})
@@ -270,8 +271,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         raise ValueError(f"{api}(): argument 'normalized_shape' must be the trailing dims of "
                          f"'x' (shape {list(x.shape)}), got {dims}")
     out = apply("layer_norm", [x, weight, bias], {"begin_norm_axis": begin,
-                                                  "epsilon": float(check_number(epsilon,
-                                                                                "epsilon", api))})
+                                                  "epsilon": float(check_number(
+                                                      epsilon, "epsilon", api, minimum=0))})
     return first_output(out)
 
 

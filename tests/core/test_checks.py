@@ -409,3 +409,44 @@ def test_2_0_functions_reject_values_they_used_to_truncate_or_ignore():
         "batch_norm(): argument 'data_format' must be one of ['NCHW', ")
     assert raises(ValueError, F.conv2d, t(_X), t(_W), data_format="NWHC") \
         == "conv2d(): argument 'data_format' must be 'NCHW' or 'NHWC', got 'NWHC'"
+
+
+def test_elementwise_axis_must_line_up_the_lower_rank_operand():
+    x, y = t(_LOGITS), t(np.ones(4, np.float32))
+    # axis=5 used to give a [1, 1, 1, 1, 3, 4] result in eager mode
+    assert raises(ValueError, L.elementwise_add, x, y, axis=5) \
+        == ("elementwise_add(): argument 'axis' must be -1 or in [0, 1] (where the dims [4] "
+            "start in [3, 4]; x [3, 4], y [4]), got axis=5")
+    assert raises(TypeError, L.elementwise_mul, x, t(np.ones(3, np.float32)), axis=True) \
+        == "elementwise_mul(): argument 'axis' must be an int, got bool (True)"
+    np.testing.assert_allclose(L.elementwise_add(x, t(np.ones(3, np.float32)), axis=0).numpy(),
+                               _LOGITS + 1)
+    assert raises(TypeError, L.mul, x, t(np.ones((4, 2), np.float32)), x_num_col_dims=True) \
+        == "mul(): argument 'x_num_col_dims' must be an int, got bool (True)"
+
+
+def test_fluid_functions_reject_values_that_gave_nan_or_were_truncated():
+    x = t(_LOGITS)
+    img = t(np.ones((2, 3, 2, 2), np.float32))
+    assert raises(ValueError, L.batch_norm, img, epsilon=-1.0) \
+        == "batch_norm(): argument 'epsilon' must be a number >= 0, got -1.0"
+    assert raises(ValueError, L.layer_norm, x, epsilon=-1.0) \
+        == "layer_norm(): argument 'epsilon' must be a number >= 0, got -1.0"
+    assert raises(ValueError, core.nn.LayerNorm, 4, epsilon=float("nan")) \
+        == "LayerNorm(): argument 'epsilon' must be a number >= 0, got nan"
+    assert raises(ValueError, F.layer_norm, x, 4, epsilon=-1e-5) \
+        == "layer_norm(): argument 'epsilon' must be a number >= 0, got -1e-05"
+    assert raises(ValueError, L.clip, x, float("nan"), 1.0) \
+        == "clip(): argument 'min' must be a number <= 'max' (1.0), got nan"
+    assert raises(TypeError, L.sequence_mask, t(np.array([1, 2])), maxlen=2.5) \
+        == "sequence_mask(): argument 'maxlen' must be an int, got float (2.5)"
+    assert raises(ValueError, L.relu6, x, 0) \
+        == "relu6(): argument 'threshold' must be a number > 0, got 0"
+    assert raises(TypeError, L.pad, x, [0, 0, 1, 1], pad_value="0") \
+        == "pad(): argument 'pad_value' must be a number, got str ('0')"
+
+
+def test_check_number_minimum():
+    assert checks.check_number(np.float32(0.0), "epsilon", "f", minimum=0) == 0.0
+    assert raises(ValueError, checks.check_number, -1, "epsilon", "f", minimum=0) \
+        == "f(): argument 'epsilon' must be a number >= 0, got -1"
