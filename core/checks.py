@@ -21,9 +21,10 @@ from .dtypes import convert_dtype
 from .ops.activation import ACTIVATIONS
 from .ops.registry import get_op
 
-__all__ = ["FLOATS", "check_act", "check_axis", "check_bool", "check_choice", "check_dtype",
-           "check_float_input", "check_index", "check_int", "check_number", "check_pair",
-           "check_probability", "check_type", "check_variable", "is_int", "is_variable_like"]
+__all__ = ["FLOATS", "LABEL_INTS", "check_act", "check_axis", "check_bool", "check_choice",
+           "check_dtype", "check_float_input", "check_index", "check_int", "check_label",
+           "check_number", "check_pair", "check_positive", "check_probability", "check_type",
+           "check_variable", "is_int", "is_variable_like"]
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -100,14 +101,27 @@ def check_bool(value, arg, api):
     return bool(value)
 
 
-def check_number(value, arg, api):
-    """``value`` (a Python or numpy real number, not a bool) as a Python int or float."""
-    if type(value) is float or type(value) is int:  # the common case, without ABC checks
-        return value
-    if isinstance(value, _BOOLS) or not isinstance(value, _NUMBERS):
-        raise TypeError(f"{_where(api)}: argument '{arg}' must be a number, got "
-                        f"{type(value).__name__} ({value!r})")
-    return value.item() if isinstance(value, np.generic) else value
+def check_number(value, arg, api, minimum=None):
+    """``value`` (a Python or numpy real number, not a bool; ``>= minimum`` when given, which
+    NaN is not) as a Python int or float."""
+    if type(value) is not float and type(value) is not int:  # skip ABC checks when common
+        if isinstance(value, _BOOLS) or not isinstance(value, _NUMBERS):
+            raise TypeError(f"{_where(api)}: argument '{arg}' must be a number, got "
+                            f"{type(value).__name__} ({value!r})")
+        value = value.item() if isinstance(value, np.generic) else value
+    if minimum is not None and not value >= minimum:
+        raise ValueError(f"{_where(api)}: argument '{arg}' must be a number >= {minimum}, got "
+                         f"{value!r}")
+    return value
+
+
+def check_positive(value, arg, api):
+    """``value`` (a real number > 0, such as a clip norm or a learning rate) as by
+    :func:`check_number`."""
+    v = check_number(value, arg, api)
+    if not v > 0:
+        raise ValueError(f"{_where(api)}: argument '{arg}' must be a number > 0, got {value!r}")
+    return v
 
 
 def check_probability(value, arg, api):
@@ -120,24 +134,44 @@ def check_probability(value, arg, api):
     return float(value)
 
 
-def _as_int(value, integral_float):
+def _is_eager_int_scalar(value):
+    """True for a 1-element int eager tensor (a static Variable has no value yet)."""
+    return is_variable_like(value) and getattr(value, "block", None) is None \
+        and np.dtype(value.dtype).kind in "iu" and int(np.prod(value.shape)) == 1
+
+
+def _given(value):
+    """``value`` as an error message shows what was given."""
+    if is_variable_like(value):
+        what = "tensor" if getattr(value, "block", None) is None else \
+            "static Variable (its value exists only when the Executor runs)"
+        name = np.dtype(value.dtype).name
+        return f"{'an' if name.startswith('int') else 'a'} {name} {what} of shape " \
+            f"{list(value.shape)}"
+    return f"{type(value).__name__} ({value!r})"
+
+
+def _as_int(value, integral_float, tensor=False):
     """``value`` as an int, or None when it is not one."""
     if is_int(value):
         return int(value)
     if integral_float and isinstance(value, _NUMBERS) and not isinstance(value, _BOOLS) \
             and float(value).is_integer():
         return int(value)
+    if tensor and _is_eager_int_scalar(value):
+        return int(value)
     return None
 
 
-def check_int(value, arg, api, minimum=None, integral_float=True):
+def check_int(value, arg, api, minimum=None, integral_float=True, tensor=False):
     """``value`` as a Python int (``>= minimum`` when given). Python and numpy integers are
     ints; so, unless ``integral_float`` is False, is a float with an integral value (a size
-    computed as ``d_model / heads``). Bools are not."""
-    v = _as_int(value, integral_float)
+    computed as ``d_model / heads``), and, when ``tensor`` is True, a 1-element int eager
+    tensor (its value). Bools are not."""
+    v = _as_int(value, integral_float, tensor)
     if v is None:
-        raise TypeError(f"{_where(api)}: argument '{arg}' must be an int, got "
-                        f"{type(value).__name__} ({value!r})")
+        what = "an int or a 1-element int tensor (in eager mode)" if tensor else "an int"
+        raise TypeError(f"{_where(api)}: argument '{arg}' must be {what}, got {_given(value)}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{_where(api)}: argument '{arg}' must be >= {minimum}, got {v}")
     return v
@@ -195,6 +229,28 @@ def check_index(index, size, arg, api, what="entries", integral_float=True):
         raise ValueError(f"{_where(api)}: argument '{arg}' must be in [{-size}, {size}) for "
                          f"{size} {what}, got {i}")
     return i % size
+
+
+LABEL_INTS = ("int64", "int32")
+
+
+def check_label(label, input, soft_label, axis, api, in_arg="input"):
+    """A loss's ``label`` against its ``input`` (argument ``in_arg``): soft labels are floats
+    of the input's dtype and shape, hard labels int64 / int32 class indices of the input's
+    shape with a 1 at ``axis`` (a normalised axis)."""
+    check_variable(label, "label", api, FLOATS if soft_label else LABEL_INTS)
+    if soft_label and label.dtype != input.dtype:
+        raise TypeError(f"{_where(api)}: soft 'label' must have the dtype of '{in_arg}' "
+                        f"({input.dtype}), got {label.dtype}")
+    want = list(input.shape)
+    if not soft_label:
+        want[axis] = 1
+    got = list(label.shape)
+    if len(got) != len(want) or any(a != b and a >= 0 and b >= 0 for a, b in zip(got, want)):
+        kind = "soft" if soft_label else "hard"
+        raise ValueError(f"{_where(api)}: argument 'label' must have shape {want} ({kind} "
+                         f"labels for '{in_arg}' of shape {list(input.shape)}), got {got}")
+    return label
 
 
 def check_act(act, api):

@@ -6,6 +6,7 @@ Variables. Parameters created with ``ParamAttr(need_clip=False)`` are left alone
 Names from both API generations: ``GradientClipByGlobalNorm`` (fluid 1.8) and
 ``ClipGradByGlobalNorm`` (2.0), and likewise for the others.
 """
+from .checks import check_positive
 from .dispatch import apply
 
 __all__ = [
@@ -17,12 +18,6 @@ __all__ = [
     "GradientClipByNorm",
     "GradientClipByValue",
 ]
-
-
-def _positive(value, arg, who):
-    if not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError(f"{who}: '{arg}' must be a number > 0, got {value!r}")
-    return float(value)
 
 
 def _sum_of_squares(g):
@@ -66,7 +61,7 @@ class GradientClipByNorm(GradientClipBase):
     """Each gradient scaled down to L2 norm ``clip_norm`` when its norm exceeds it."""
 
     def __init__(self, clip_norm):
-        self.clip_norm = _positive(clip_norm, "clip_norm", "GradientClipByNorm")
+        self.clip_norm = float(check_positive(clip_norm, "clip_norm", "GradientClipByNorm"))
 
     def _clip(self, params_grads):
         out = []
@@ -85,7 +80,8 @@ class GradientClipByGlobalNorm(GradientClipBase):
     ``global_norm = sqrt(sum of every gradient's squared L2 norm)``."""
 
     def __init__(self, clip_norm, group_name="default_group"):
-        self.clip_norm = _positive(clip_norm, "clip_norm", "GradientClipByGlobalNorm")
+        self.clip_norm = float(check_positive(clip_norm, "clip_norm",
+                                                  "GradientClipByGlobalNorm"))
         self.group_name = group_name
 
     def _clip(self, params_grads):

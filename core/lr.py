@@ -8,6 +8,8 @@ objects: a static program needs a constant float rate.
 """
 import math
 
+from .checks import check_int, check_number, check_positive
+
 __all__ = [
     "CosineAnnealingDecay",
     "ExponentialDecay",
@@ -23,19 +25,11 @@ __all__ = [
 ]
 
 
-def _number(value, arg, who, positive=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{who}: '{arg}' must be a number, got {type(value).__name__}")
-    if positive and value <= 0:
-        raise ValueError(f"{who}: '{arg}' must be > 0, got {value}")
-    return value
-
-
 class LRScheduler:
     """Base class: subclasses define :meth:`get_lr` from ``base_lr`` and ``last_epoch``."""
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
-        self.base_lr = float(_number(learning_rate, "learning_rate", type(self).__name__))
+        self.base_lr = float(check_number(learning_rate, "learning_rate", type(self).__name__))
         self.last_epoch = int(last_epoch)
         self.last_lr = self.base_lr
         self.verbose = bool(verbose)
@@ -81,8 +75,8 @@ class StepDecay(LRScheduler):
     """``base_lr * gamma ** (last_epoch // step_size)``."""
 
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
-        self.step_size = int(_number(step_size, "step_size", "StepDecay", positive=True))
-        self.gamma = float(_number(gamma, "gamma", "StepDecay"))
+        self.step_size = check_int(step_size, "step_size", "StepDecay", minimum=1)
+        self.gamma = float(check_number(gamma, "gamma", "StepDecay"))
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -126,7 +120,7 @@ class ExponentialDecay(LRScheduler):
     """``base_lr * gamma ** last_epoch``."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = float(_number(gamma, "gamma", "ExponentialDecay", positive=True))
+        self.gamma = float(check_positive(gamma, "gamma", "ExponentialDecay"))
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -137,7 +131,7 @@ class NaturalExpDecay(LRScheduler):
     """``base_lr * exp(-gamma * last_epoch)``."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = float(_number(gamma, "gamma", "NaturalExpDecay"))
+        self.gamma = float(check_number(gamma, "gamma", "NaturalExpDecay"))
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -148,7 +142,7 @@ class InverseTimeDecay(LRScheduler):
     """``base_lr / (1 + gamma * last_epoch)``."""
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
-        self.gamma = float(_number(gamma, "gamma", "InverseTimeDecay"))
+        self.gamma = float(check_number(gamma, "gamma", "InverseTimeDecay"))
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -162,7 +156,7 @@ class PolynomialDecay(LRScheduler):
 
     def __init__(self, learning_rate, decay_steps, end_lr=0.0001, power=1.0, cycle=False,
                  last_epoch=-1, verbose=False):
-        self.decay_steps = int(_number(decay_steps, "decay_steps", "PolynomialDecay", True))
+        self.decay_steps = check_int(decay_steps, "decay_steps", "PolynomialDecay", minimum=1)
         self.end_lr, self.power, self.cycle = float(end_lr), float(power), bool(cycle)
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -179,7 +173,7 @@ class CosineAnnealingDecay(LRScheduler):
     """``eta_min + (base_lr - eta_min) * (1 + cos(pi * last_epoch / T_max)) / 2``."""
 
     def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
-        self.T_max = int(_number(T_max, "T_max", "CosineAnnealingDecay", positive=True))
+        self.T_max = check_int(T_max, "T_max", "CosineAnnealingDecay", minimum=1)
         self.eta_min = float(eta_min)
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -198,7 +192,7 @@ class LinearWarmup(LRScheduler):
             raise TypeError(f"LinearWarmup: 'learning_rate' must be a float or an LRScheduler, "
                             f"got {type(learning_rate).__name__}")
         self.learning_rate = learning_rate
-        self.warmup_steps = int(_number(warmup_steps, "warmup_steps", "LinearWarmup", True))
+        self.warmup_steps = check_int(warmup_steps, "warmup_steps", "LinearWarmup", minimum=1)
         self.start_lr, self.end_lr = float(start_lr), float(end_lr)
         super().__init__(start_lr, last_epoch, verbose)
 

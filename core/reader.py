@@ -15,6 +15,8 @@ import queue
 import random as _pyrandom
 import threading
 import traceback
+
+from .checks import check_int
 from .random import get_seed
 
 __all__ = ["batch"]
@@ -30,8 +32,7 @@ def batch(reader, batch_size, drop_last=False):
     """A reader of lists of ``batch_size`` consecutive samples; the last, shorter list is
     dropped when ``drop_last`` is True."""
     _check_reader(reader, "batch()")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-        raise ValueError(f"batch(): 'batch_size' must be a positive int, got {batch_size!r}")
+    batch_size = check_int(batch_size, "batch_size", "batch", minimum=1)
 
     def batch_reader():
         chunk = []
@@ -50,8 +51,7 @@ def shuffle(reader, buf_size, seed=None):
     """Shuffle within windows of ``buf_size`` samples. ``seed`` fixes the order; None takes
     it from ``core.seed`` when set (a fresh order each pass either way)."""
     _check_reader(reader, "shuffle()")
-    if isinstance(buf_size, bool) or not isinstance(buf_size, int) or buf_size <= 0:
-        raise ValueError(f"shuffle(): 'buf_size' must be a positive int, got {buf_size!r}")
+    buf_size = check_int(buf_size, "buf_size", "shuffle", minimum=1)
     if seed is None:
         seed = get_seed()
     rng = _pyrandom.Random(seed)
@@ -158,8 +158,7 @@ def buffered(reader, size):
     """The samples of ``reader``, read ahead by a background thread into a buffer of up to
     ``size`` samples; an error in the reader is raised where the samples are consumed."""
     _check_reader(reader, "buffered()")
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise ValueError(f"buffered(): 'size' must be a positive int, got {size!r}")
+    size = check_int(size, "size", "buffered", minimum=1)
 
     def buffered_reader():
         q = queue.Queue(maxsize=size)
@@ -213,9 +212,8 @@ def xmap_readers(mapper, reader, process_num, buffer_size, order=False):
     if not callable(mapper):
         raise TypeError(f"xmap_readers(): 'mapper' must be callable, got "
                         f"{type(mapper).__name__}")
-    for name, v in (("process_num", process_num), ("buffer_size", buffer_size)):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise ValueError(f"xmap_readers(): '{name}' must be a positive int, got {v!r}")
+    process_num = check_int(process_num, "process_num", "xmap_readers", minimum=1)
+    buffer_size = check_int(buffer_size, "buffer_size", "xmap_readers", minimum=1)
 
     def xreader():
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=process_num)

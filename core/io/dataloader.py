@@ -20,6 +20,7 @@ import numbers
 
 
 from .. import mode as _mode
+from ..checks import check_int
 from ..backend import default_place, to_place
 from ..errors import EOFException
 from ..static import feed_source
@@ -125,9 +126,7 @@ class DataLoader:
         self.feed_list = _check_feed_list(feed_list, who)
         self.places = places
         self.return_list = bool(return_list) or _mode.in_dynamic_mode()
-        if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or \
-                num_workers < 0:
-            raise ValueError(f"{who}: 'num_workers' must be an int >= 0, got {num_workers!r}")
+        num_workers = check_int(num_workers, "num_workers", who, minimum=0)
         if not isinstance(timeout, numbers.Real) or timeout < 0:
             raise ValueError(f"{who}: 'timeout' must be a number of seconds >= 0, got "
                              f"{timeout!r}")
@@ -146,12 +145,8 @@ class DataLoader:
             if batch_sampler is not None or shuffle:
                 raise ValueError(f"{who}: an IterableDataset sets its own order; do not pass "
                                  "batch_sampler or shuffle")
-            if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) \
-                    or batch_size <= 0:
-                raise ValueError(f"{who}: 'batch_size' must be a positive int, got "
-                                 f"{batch_size!r}")
-            self.batch_size, self.drop_last, self.batch_sampler = int(batch_size), drop_last, \
-                None
+            self.batch_size, self.drop_last, self.batch_sampler = \
+                check_int(batch_size, "batch_size", who, minimum=1), drop_last, None
         elif batch_sampler is not None:
             if batch_size != 1 or shuffle or drop_last:
                 raise ValueError(f"{who}: 'batch_sampler' sets the batches; do not also pass "
@@ -241,10 +236,7 @@ class GeneratorLoader:
         self.feed_list = _check_feed_list(feed_list, who)
         if capacity is None:
             capacity = _DEFAULT_CAPACITY
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or \
-                capacity <= 0:
-            raise ValueError(f"{who}: 'capacity' must be a positive int, got {capacity!r}")
-        self.capacity = int(capacity)
+        self.capacity = check_int(capacity, "capacity", who, minimum=1)
         self.use_double_buffer = bool(use_double_buffer)
         self.iterable = bool(iterable)
         self.return_list = bool(return_list) or _mode.in_dynamic_mode()
@@ -270,11 +262,9 @@ class GeneratorLoader:
         """``reader()`` yields samples (tuples of fields); they are batched by
         ``batch_size``."""
         self._check_reader(reader, "set_sample_generator")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or \
-                batch_size <= 0:
-            raise ValueError(f"{self._who}.set_sample_generator: 'batch_size' must be a "
-                             f"positive int, got {batch_size!r}")
-        self._batches = lambda: _sample_batches(reader, int(batch_size), drop_last)
+        batch_size = check_int(batch_size, "batch_size", f"{self._who}.set_sample_generator",
+                               minimum=1)
+        self._batches = lambda: _sample_batches(reader, batch_size, drop_last)
         self._places = places
         return self
 

@@ -5,10 +5,10 @@ A map-style :class:`Dataset` has ``__getitem__(index)`` and ``__len__``; an
 :class:`IterableDataset` has ``__iter__``. A batch sampler yields lists of indices.
 """
 import math
-import numbers
 
 import numpy as np
 
+from ..checks import check_int
 from ..distributed.env import ParallelEnv
 from ..random import get_seed
 
@@ -58,12 +58,6 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return len(self._arrays[0])
-
-
-def _check_positive(value, name, who):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{who}: '{name}' must be a positive int, got {value!r}")
-    return int(value)
 
 
 def _length(dataset, who):
@@ -126,7 +120,7 @@ class BatchSampler:
             raise ValueError(f"{who}: 'shuffle' goes with 'dataset'; a given sampler sets the "
                              "order itself")
         self.sampler = sampler
-        self.batch_size = _check_positive(batch_size, "batch_size", who)
+        self.batch_size = check_int(batch_size, "batch_size", who, minimum=1)
         self.drop_last = bool(drop_last)
 
     def __iter__(self):
@@ -155,14 +149,15 @@ class DistributedBatchSampler(BatchSampler):
         who = "DistributedBatchSampler"
         self.dataset = dataset
         self.total = _length(dataset, who)
-        self.batch_size = _check_positive(batch_size, "batch_size", who)
+        self.batch_size = check_int(batch_size, "batch_size", who, minimum=1)
         env = ParallelEnv()
-        self.nranks = _check_positive(env.nranks if num_replicas is None else num_replicas,
-                                      "num_replicas", who)
-        self.local_rank = env.local_rank if rank is None else rank
-        if isinstance(self.local_rank, bool) or not isinstance(self.local_rank, numbers.Integral) \
-                or not 0 <= self.local_rank < self.nranks:
-            raise ValueError(f"{who}: 'rank' must be in [0, {self.nranks}), got {rank!r}")
+        self.nranks = check_int(env.nranks if num_replicas is None else num_replicas,
+                                "num_replicas", who, minimum=1)
+        self.local_rank = check_int(env.local_rank if rank is None else rank, "rank", who,
+                                    minimum=0)
+        if self.local_rank >= self.nranks:
+            raise ValueError(f"{who}(): argument 'rank' must be in [0, {self.nranks}) for "
+                             f"num_replicas={self.nranks}, got {self.local_rank}")
         self.shuffle = bool(shuffle)
         self.drop_last = bool(drop_last)
         self.epoch = 0

@@ -3,7 +3,7 @@
 Each takes a floating Tensor/Variable and returns one of the same shape and dtype.
 """
 from ..checks import (FLOATS, check_act, check_axis, check_bool, check_int, check_number,
-                      check_variable)
+                      check_positive, check_variable)
 from ..dispatch import apply
 
 __all__ = ["relu", "relu6", "sigmoid", "tanh", "leaky_relu", "elu", "gelu", "softplus",
@@ -34,9 +34,7 @@ def relu(x, name=None):
 
 def relu6(x, threshold=6.0, name=None):
     """``min(max(x, 0), threshold)``."""
-    t = _float(threshold, "threshold", "relu6")
-    if t <= 0:
-        raise ValueError(f"relu6(): argument 'threshold' must be positive, got {t}")
+    t = float(check_positive(threshold, "threshold", "relu6"))
     return _act("relu6", x, {"threshold": t})
 
 

@@ -10,7 +10,7 @@ parent_idx)``) and pass the per-step parents to ``beam_search_decode``. On the f
 give every source ``beam_size`` identical rows with ``pre_scores`` 0 for the first and a very
 negative number for the others, so the beam starts from one hypothesis.
 """
-from ..checks import check_variable
+from ..checks import check_int, check_variable
 from ..dispatch import apply
 from ..static.variable import Variable
 from .shape import reshape, stack
@@ -18,15 +18,6 @@ from .shape import reshape, stack
 __all__ = ["beam_gather", "beam_search", "beam_search_decode", "gather_tree"]
 
 _INTS = ("int32", "int64")
-
-
-def _int_arg(v, arg, api, low):
-    if isinstance(v, bool) or (not isinstance(v, int) and not hasattr(v, "__index__")):
-        raise TypeError(f"{api}(): argument '{arg}' must be an int, got {type(v).__name__}")
-    v = int(v)
-    if v < low:
-        raise ValueError(f"{api}(): argument '{arg}' must be >= {low}, got {v}")
-    return v
 
 
 def gather_tree(ids, parents):
@@ -60,8 +51,10 @@ def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
     padded layout has one level.
     """
     api = "beam_search"
-    beam_size = _int_arg(beam_size, "beam_size", api, 1)
-    end_id = _int_arg(end_id, "end_id", api, 0)
+    beam_size = check_int(beam_size, "beam_size", api, minimum=1, tensor=True,
+                          integral_float=False)
+    end_id = check_int(end_id, "end_id", api, minimum=0, tensor=True,
+                       integral_float=False)
     if level not in (0, 1):
         raise ValueError(f"beam_search(): argument 'level' must be 0 or 1, got {level!r}")
     check_variable(pre_ids, "pre_ids", api, _INTS)
@@ -85,9 +78,10 @@ def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
             not any(d < 0 for d in list(ids.shape) + list(scores.shape)):
         raise ValueError(f"beam_search(): 'ids' {list(ids.shape)} must have the shape of "
                          f"'scores' {list(scores.shape)}")
+    level = check_int(level, "level", api, minimum=0, integral_float=False)
     sel_ids, sel_scores, parent = apply(
         "beam_search", [pre_ids, pre_scores, ids, scores],
-        {"beam_size": beam_size, "end_id": end_id, "level": int(level),
+        {"beam_size": beam_size, "end_id": end_id, "level": level,
          "is_accumulated": bool(is_accumulated)})
     if return_parent_idx:
         return sel_ids, sel_scores, parent
@@ -122,8 +116,10 @@ def beam_search_decode(ids, scores, beam_size, end_id, parent_idx=None, name=Non
     score after each step (kept at the final score after the end).
     """
     api = "beam_search_decode"
-    beam_size = _int_arg(beam_size, "beam_size", api, 1)
-    end_id = _int_arg(end_id, "end_id", api, 0)
+    beam_size = check_int(beam_size, "beam_size", api, minimum=1, tensor=True,
+                          integral_float=False)
+    end_id = check_int(end_id, "end_id", api, minimum=0, tensor=True,
+                       integral_float=False)
     if parent_idx is None:
         raise ValueError("beam_search_decode(): argument 'parent_idx' is required: padded "
                          "beams have no LoD levels to read the parents from; collect the "

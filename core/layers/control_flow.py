@@ -44,14 +44,17 @@ def _check_fn(fn, arg, api):
 
 
 def _check_pred(pred, api, arg="pred"):
+    what = arg if " " in arg else f"argument '{arg}'"
     if not isinstance(pred, Variable):
-        raise TypeError(f"{api}(): '{arg}' must be a bool Variable, got {type(pred).__name__}")
+        raise TypeError(f"{api}(): {what} must be a bool Variable, got "
+                        f"{type(pred).__name__}")
     if pred.dtype != np.dtype(bool):
-        raise TypeError(f"{api}(): '{arg}' ('{pred.name}') must have dtype bool, got "
+        raise TypeError(f"{api}(): {what} ('{pred.name}') must have dtype bool, got "
                         f"{pred.dtype.name}; compare it (e.g. x > 0) or cast it")
     if pred.shape and any(d > 1 for d in pred.shape):
-        raise ValueError(f"{api}(): '{arg}' ('{pred.name}') must hold exactly one element, got "
-                         f"shape {pred.shape}; reduce it first (e.g. reduce_all / reduce_any)")
+        raise ValueError(f"{api}(): {what} ('{pred.name}') must hold exactly one "
+                         f"element, got shape {pred.shape}; reduce it first (e.g. reduce_all / "
+                         "reduce_any)")
 
 
 class _BlockGuard:
@@ -132,7 +135,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         taken = true_fn if bool(pred) else false_fn
         return None if taken is None else taken()
     if not _static():
-        raise TypeError(f"cond(): 'pred' is static Variable '{pred.name}' but the mode is eager")
+        raise TypeError(f"cond(): argument 'pred' must be a bool tensor or a Python value in "
+                        f"eager mode, got static Variable '{pred.name}' (the mode is eager)")
     _check_pred(pred, "cond")
     program = pred.block.program
     parent = program.current_block()
@@ -145,8 +149,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         f_leaves, f_tree = _st.flatten(f_out)
         _st.assert_same(t_tree, f_tree)
     except _st.StructureMismatch as e:
-        raise ValueError(f"cond(): true_fn and false_fn must return the same structure: {e}") \
-            from None
+        raise ValueError(f"cond(): arguments 'true_fn' and 'false_fn' must return the same "
+                         f"structure, got: {e}") from None
     results, t_names, f_names, out_vars = [], [], [], []
     for k, (t, f) in enumerate(zip(t_leaves, f_leaves)):
         where = _st.path_of(t_tree, k)
@@ -154,8 +158,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             results.append(t)
             continue
         if t is None or f is None:
-            raise ValueError(f"cond(): output {where} is None in one branch and "
-                             f"{type(t if f is None else f).__name__} in the other")
+            raise ValueError(f"cond(): arguments 'true_fn' and 'false_fn' must both return a "
+                             f"value or both None for output {where}, got None in one branch "
+                             f"and {type(t if f is None else f).__name__} in the other")
         with _in_block(program, tb):
             t = _const_like(t, getattr(f, "dtype", None))
         with _in_block(program, fb):
@@ -195,15 +200,18 @@ def _same_py(a, b):
 
 def _merge_output(parent, t, f, where):
     if t.dtype != f.dtype:
-        raise TypeError(f"cond(): output {where} has dtype {t.dtype.name} in true_fn ('{t.name}') "
-                        f"but {f.dtype.name} in false_fn ('{f.name}'); cast one of them")
+        raise TypeError(f"cond(): arguments 'true_fn' and 'false_fn' must return one dtype for "
+                        f"output {where}, got {t.dtype.name} in true_fn ('{t.name}') but "
+                        f"{f.dtype.name} in false_fn ('{f.name}'); cast one of them")
     if t.type != f.type:
-        raise TypeError(f"cond(): output {where} is a {t.type} in true_fn but a {f.type} in "
+        raise TypeError(f"cond(): arguments 'true_fn' and 'false_fn' must return one variable "
+                        f"type for output {where}, got a {t.type} in true_fn but a {f.type} in "
                         "false_fn")
     shape = merge_shape(t.shape, f.shape)
     if shape is False:
-        raise ValueError(f"cond(): output {where} has shape {t.shape} in true_fn ('{t.name}') "
-                         f"but {f.shape} in false_fn ('{f.name}'): the ranks differ")
+        raise ValueError(f"cond(): arguments 'true_fn' and 'false_fn' must return one rank for "
+                         f"output {where}, got shape {t.shape} in true_fn ('{t.name}') but "
+                         f"{f.shape} in false_fn ('{f.name}'): the ranks differ")
     return parent.create_var(name=scoped_name("cond.tmp"), shape=shape, dtype=t.dtype,
                              type=t.type, stop_gradient=t.stop_gradient and f.stop_gradient)
 
@@ -220,10 +228,11 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     _check_fn(cond, "cond", "while_loop")
     _check_fn(body, "body", "while_loop")
     if cond is None or body is None:
-        raise TypeError("while_loop(): 'cond' and 'body' must be callables")
+        raise TypeError(f"while_loop(): arguments 'cond' and 'body' must be callable, got "
+                        f"{type(cond).__name__} and {type(body).__name__}")
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
-        raise TypeError(f"while_loop(): 'loop_vars' must be a non-empty list or tuple, got "
-                        f"{type(loop_vars).__name__}")
+        raise TypeError(f"while_loop(): argument 'loop_vars' must be a non-empty list or "
+                        f"tuple, got {type(loop_vars).__name__} ({loop_vars!r})")
     leaves, tree = _st.flatten(list(loop_vars))
     if not _static() or not any(isinstance(v, Variable) for v in leaves):
         return _eager_while(cond, body, loop_vars)
@@ -234,9 +243,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     if not isinstance(c0, Variable):
         if not bool(c0):
             return type(loop_vars)(_st.pack(tree, leaves))
-        raise ValueError("while_loop(): 'cond' returned Python True for the loop variables; "
-                         "the loop would never end (cond must return a bool Variable)")
-    _check_pred(c0, "while_loop", "the value returned by cond")
+        raise ValueError("while_loop(): argument 'cond' must return a bool Variable, got "
+                         "Python True for the loop variables: the loop would never end")
+    _check_pred(c0, "while_loop", "the value returned by argument 'cond'")
     shapes = [v.shape for v in leaves]
     # NOTE: traced again (at most once per dim) while a loop variable's shape changes across
     # an iteration: the next trace relaxes that dim to -1
@@ -280,7 +289,7 @@ def default_program_of(leaves):
     for v in leaves:
         if isinstance(v, Variable):
             return v.block.program
-    raise TypeError("while_loop(): no loop variable is a static Variable")
+    raise TypeError("while_loop(): argument 'loop_vars' must hold a static Variable, got none")
 
 
 def _relax(a, b):
@@ -297,8 +306,9 @@ def _eager_while(cond, body, loop_vars):
             out = [out]
         if not isinstance(out, (list, tuple)) or len(out) != len(current):
             _, got = _st.flatten(out)
-            raise ValueError(f"while_loop(): body must return {len(current)} loop variables "
-                             f"(the structure of loop_vars), got {_st.describe(got)}")
+            raise ValueError(f"while_loop(): argument 'body' must return {len(current)} loop "
+                             f"variables (the structure of loop_vars), got "
+                             f"{_st.describe(got)}")
         current = list(out)
     return kind(current) if kind is tuple else current
 
@@ -315,27 +325,30 @@ def _trace_body(program, cond, body, tree, leaves, shapes):
             out_leaves, out_tree = _st.flatten(list(out) if isinstance(out, tuple) else out)
             _st.assert_same(tree, out_tree)
         except _st.StructureMismatch as e:
-            raise ValueError(f"while_loop(): body must return the structure of loop_vars: {e}") \
-                from None
+            raise ValueError(f"while_loop(): argument 'body' must return the structure of "
+                             f"loop_vars, got: {e}") from None
         outs = []
         for k, (o, p) in enumerate(zip(out_leaves, params)):
             o = _const_like(o, p.dtype) if not isinstance(o, Variable) else o
             if o.dtype != p.dtype:
-                raise TypeError(f"while_loop(): body returns {o.dtype.name} for loop variable "
+                raise TypeError(f"while_loop(): argument 'body' must keep the dtype of each "
+                                f"loop variable, got {o.dtype.name} for loop variable "
                                 f"{_st.path_of(tree, k)} ('{o.name}'), which entered the loop as "
                                 f"{p.dtype.name}; the dtype of a loop variable cannot change")
             if o.type != p.type:
-                raise TypeError(f"while_loop(): body returns a {o.type} for loop variable "
+                raise TypeError(f"while_loop(): argument 'body' must keep the variable type of "
+                                f"each loop variable, got a {o.type} for loop variable "
                                 f"{_st.path_of(tree, k)}, which entered the loop as a {p.type}")
             if merge_shape(p.shape, o.shape) is False:
-                raise ValueError(f"while_loop(): body returns shape {o.shape} for loop variable "
+                raise ValueError(f"while_loop(): argument 'body' must keep the rank of each "
+                                 f"loop variable, got shape {o.shape} for loop variable "
                                  f"{_st.path_of(tree, k)} ('{o.name}'), which entered the loop "
                                  f"with shape {p.shape}: the rank cannot change")
             outs.append(o)
         c_next = cond(*_st.pack(tree, outs))
         if not isinstance(c_next, Variable):
             c_next = _const_like(bool(c_next), np.dtype(bool))
-        _check_pred(c_next, "while_loop", "the value returned by cond")
+        _check_pred(c_next, "while_loop", "the value returned by argument 'cond'")
     return blk, params, outs, c_next
 
 
@@ -364,11 +377,13 @@ def case(pred_fn_pairs, default=None, name=None):
     """The function of the first pair whose predicate holds, else ``default`` (when None: the
     last pair's function)."""
     if not isinstance(pred_fn_pairs, (list, tuple)) or not pred_fn_pairs:
-        raise TypeError("case(): 'pred_fn_pairs' must be a non-empty list of (pred, fn) pairs")
+        raise TypeError(f"case(): argument 'pred_fn_pairs' must be a non-empty list of "
+                        f"(pred, fn) pairs, got {type(pred_fn_pairs).__name__} "
+                        f"({pred_fn_pairs!r})")
     for k, pair in enumerate(pred_fn_pairs):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not callable(pair[1]):
-            raise TypeError(f"case(): pred_fn_pairs[{k}] must be a (pred, callable) pair, got "
-                            f"{pair!r}")
+            raise TypeError(f"case(): argument 'pred_fn_pairs[{k}]' must be a (pred, callable) "
+                            f"pair, got {pair!r}")
     _check_fn(default, "default", "case")
     pairs = list(pred_fn_pairs)
     if default is None:
@@ -396,13 +411,16 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     elif isinstance(branch_fns, (list, tuple)) and branch_fns:
         items = [tuple(p) for p in branch_fns]
     else:
-        raise TypeError("switch_case(): 'branch_fns' must be a dict, a list of (int, fn) pairs "
-                        "or a list of functions")
+        raise TypeError(f"switch_case(): argument 'branch_fns' must be a dict, a non-empty list "
+                        f"of (int, fn) pairs or a list of functions, got "
+                        f"{type(branch_fns).__name__} ({branch_fns!r})")
     for k, fn in items:
         if not isinstance(k, numbers.Integral) or not callable(fn):
-            raise TypeError(f"switch_case(): branch ({k!r}, {fn!r}) must be (int, callable)")
+            raise TypeError(f"switch_case(): argument 'branch_fns' must hold (int, callable) "
+                            f"branches, got ({k!r}, {fn!r})")
     if len({k for k, _ in items}) != len(items):
-        raise ValueError(f"switch_case(): duplicate branch index in {[k for k, _ in items]}")
+        raise ValueError(f"switch_case(): argument 'branch_fns' must not repeat a branch "
+                         f"index, got duplicate indices in {[k for k, _ in items]}")
     _check_fn(default, "default", "switch_case")
     items.sort(key=lambda p: p[0])
     if default is None:
@@ -449,8 +467,8 @@ def Assert(cond, data=None, summarize=20, name=None):
                                                 summarize, name or ""))
         return None
     if cond.dtype != np.dtype(bool):
-        raise TypeError(f"Assert(): 'cond' ('{cond.name}') must be a bool tensor, got "
-                        f"{cond.dtype.name}")
+        raise TypeError(f"Assert(): argument 'cond' ('{cond.name}') must be a bool tensor, got "
+                        f"dtype {cond.dtype.name}")
     return apply("assert", [cond, data], {"summarize": int(summarize), "message": name or "",
                                           "cond_name": cond.name,
                                           "data_names": [getattr(d, "name", "") for d in data]})

@@ -5,7 +5,7 @@ axis (``[N, 1]`` for ``[N, D]`` inputs); soft labels are float distributions of 
 shape. Shape and dtype mismatches are reported here, naming the argument and both shapes,
 before any op runs.
 """
-from ..checks import FLOATS, check_axis, check_type, check_variable
+from ..checks import FLOATS, check_axis, check_bool, check_int, check_label, check_variable
 from ..dispatch import apply
 
 __all__ = [
@@ -16,27 +16,8 @@ __all__ = [
     "square_error_cost",
 ]
 
-_LABEL_INTS = ("int64", "int32")
-
-
-def _check_label(api, input, label, soft_label, axis, in_arg="input"):
-    """Label dtype and shape against the input: equal shapes (soft) or a 1 at ``axis``."""
-    check_variable(label, "label", api, FLOATS if soft_label else _LABEL_INTS)
-    if soft_label and label.dtype != input.dtype:
-        raise TypeError(f"{api}(): soft 'label' must have the dtype of '{in_arg}' "
-                        f"({input.dtype}), got {label.dtype}")
-    want = list(input.shape)
-    if not soft_label:
-        want[axis] = 1
-    got = list(label.shape)
-    if len(got) != len(want) or any(a != b and a >= 0 and b >= 0 for a, b in zip(got, want)):
-        kind = "soft" if soft_label else "hard"
-        raise ValueError(f"{api}(): argument 'label' must have shape {want} ({kind} labels "
-                         f"for '{in_arg}' of shape {list(input.shape)}), got {got}")
-
-
 def _ignore(value, api):
-    return int(check_type(value, "ignore_index", int, api))
+    return check_int(value, "ignore_index", api, integral_float=False)
 
 
 def cross_entropy(input, label, soft_label=False, ignore_index=-100):
@@ -45,8 +26,8 @@ def cross_entropy(input, label, soft_label=False, ignore_index=-100):
     [N, 1]; rows whose hard label equals ``ignore_index`` give 0."""
     api = "cross_entropy"
     check_variable(input, "input", api, FLOATS)
-    soft_label = bool(check_type(soft_label, "soft_label", bool, api))
-    _check_label(api, input, label, soft_label, len(input.shape) - 1)
+    soft_label = check_bool(soft_label, "soft_label", api)
+    check_label(label, input, soft_label, len(input.shape) - 1, api)
     return apply("cross_entropy", [input, label],
                  {"soft_label": soft_label, "ignore_index": _ignore(ignore_index, api)})
 
@@ -58,9 +39,9 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     Returns the loss (a 1 at ``axis``), or ``(loss, softmax)`` with ``return_softmax``."""
     api = "softmax_with_cross_entropy"
     check_variable(logits, "logits", api, FLOATS)
-    soft_label = bool(check_type(soft_label, "soft_label", bool, api))
+    soft_label = check_bool(soft_label, "soft_label", api)
     axis = check_axis(axis, len(logits.shape), "axis", api)
-    _check_label(api, logits, label, soft_label, axis, "logits")
+    check_label(label, logits, soft_label, axis, api, "logits")
     softmax, loss = apply("softmax_with_cross_entropy", [logits, label],
                           {"soft_label": soft_label,
                            "ignore_index": _ignore(ignore_index, api), "axis": axis})
@@ -82,10 +63,10 @@ def sigmoid_cross_entropy_with_logits(x, label, ignore_index=-100, name=None, no
     ``normalize`` divides by the number of entries not ignored."""
     api = "sigmoid_cross_entropy_with_logits"
     check_variable(x, "x", api, FLOATS)
-    _check_label(api, x, label, True, 0, "x")
+    check_label(label, x, True, 0, api, "x")
     return apply("sigmoid_cross_entropy_with_logits", [x, label],
                  {"ignore_index": _ignore(ignore_index, api),
-                  "normalize": bool(check_type(normalize, "normalize", bool, api))})
+                  "normalize": check_bool(normalize, "normalize", api)})
 
 
 def accuracy(input, label, k=1, correct=None, total=None):
@@ -97,8 +78,8 @@ def accuracy(input, label, k=1, correct=None, total=None):
     if len(input.shape) != 2:
         raise ValueError(f"{api}(): argument 'input' must be 2-D [N, num_classes], got shape "
                          f"{list(input.shape)}")
-    _check_label(api, input, label, False, 1)
-    k = check_type(k, "k", int, api)
+    check_label(label, input, False, 1, api)
+    k = check_int(k, "k", api, integral_float=False)
     classes = input.shape[1]
     if k < 1 or (classes >= 0 and k > classes):
         raise ValueError(f"{api}(): argument 'k' must be in [1, {classes}] for 'input' of shape "

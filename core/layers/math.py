@@ -5,9 +5,9 @@ Every function checks its arguments (errors name the function, the argument, wha
 expected and what came), then applies the op: at once in eager mode, as an operator of the
 current block in static mode. ``act=`` names an activation op applied to the result.
 """
-import numpy as np
 
-from ..checks import check_bool, check_number, check_type, check_variable, is_variable_like
+from ..checks import check_bool, check_int, check_number, check_type, check_variable, \
+    is_variable_like
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..ops._shapes import ShapeError
@@ -33,10 +33,17 @@ def _operand(y, api):
 def _binary(op_type, x, y, axis, act=None):
     check_variable(x, "x", op_type)
     y = _operand(y, op_type)
-    axis = int(check_type(axis, "axis", (int, np.integer), op_type))
+    axis = check_int(axis, "axis", op_type, integral_float=False)
     if axis < -1:
         raise ValueError(f"{op_type}(): argument 'axis' must be -1 or a dim index of x, got "
                          f"{axis}")
+    if axis != -1 and is_variable_like(y):
+        # the lower-rank operand's dims line up with the other's from ``axis``: they must fit
+        small, big = sorted((list(x.shape), list(y.shape)), key=len)
+        if small and len(small) < len(big) and axis > len(big) - len(small):
+            raise ValueError(f"{op_type}(): argument 'axis' must be -1 or in [0, "
+                             f"{len(big) - len(small)}] (where the dims {small} start in "
+                             f"{big}; x {list(x.shape)}, y {list(y.shape)}), got axis={axis}")
     return apply_act(apply(op_type, [x, y], {"axis": axis}), act, op_type)
 
 
@@ -166,8 +173,8 @@ def clip(x, min, max, name=None):
     api = "clip"
     check_variable(x, "x", api)
     lo, hi = float(check_number(min, "min", api)), float(check_number(max, "max", api))
-    if lo > hi:
-        raise ValueError(f"clip(): argument 'min' ({lo}) must not exceed 'max' ({hi})")
+    if not lo <= hi:  # NaN bounds too: they would fill the result with NaN
+        raise ValueError(f"clip(): argument 'min' must be a number <= 'max' ({hi}), got {lo}")
     return apply("clip", [x], {"min": lo, "max": hi})
 
 
@@ -218,7 +225,7 @@ def mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
     check_variable(y, "y", api)
     for arg, v, t in (("x_num_col_dims", x_num_col_dims, x),
                       ("y_num_col_dims", y_num_col_dims, y)):
-        check_type(v, arg, (int, np.integer), api)
+        check_int(v, arg, api, integral_float=False)
         if not 1 <= v < max(len(t.shape), 2):
             raise ValueError(f"mul(): argument '{arg}' must be in [1, {len(t.shape)}) for an "
                              f"input of shape {list(t.shape)}, got {v}")

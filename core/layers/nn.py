@@ -11,8 +11,8 @@ import functools
 import math
 
 from .. import unique_name
-from ..checks import (FLOATS, check_choice, check_index, check_int, check_pair, check_probability,
-                      check_type, check_variable)
+from ..checks import (FLOATS, check_bool, check_choice, check_index, check_int, check_number,
+                      check_pair, check_probability, check_variable)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..initializer import Constant, Normal
@@ -121,7 +121,7 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
     check_variable(input, "input", api, FLOATS)
     _, spatial = _spatial(input, data_format, api)
     check_choice(pool_type, "pool_type", ("max", "avg"), api)
-    global_pooling = bool(check_type(global_pooling, "global_pooling", bool, api))
+    global_pooling = check_bool(global_pooling, "global_pooling", api)
     if global_pooling:
         ksize, strides, pads = [1, 1], [1, 1], [0, 0]
     else:
@@ -158,7 +158,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     c = shape[1] if data_layout == "NCHW" else shape[-1]
     if c < 0:
         raise ValueError(f"{api}(): the channel dim of 'input' must be known, got {shape}")
-    momentum = check_probability(float(momentum), "momentum", api)
+    momentum = check_probability(momentum, "momentum", api)
     layer = name or unique_name.generate(api)
     scale = _create([c], input.dtype, param_attr, f"{layer}.w",
                     default_initializer=Constant(1.0))
@@ -171,7 +171,8 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                                               initializer=Constant(1.0), trainable=False,
                                               do_model_average=avg), f"{layer}.w")
     outs = apply("batch_norm", [input, scale, bias, mean, var],
-                 {"momentum": momentum, "epsilon": float(epsilon),
+                 {"momentum": momentum,
+                  "epsilon": float(check_number(epsilon, "epsilon", api, minimum=0)),
                   "is_test": bool(is_test), "data_layout": data_layout,
                   "use_global_stats": bool(use_global_stats)},
                  outputs={1: mean, 2: var})
@@ -199,7 +200,8 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
                 default_initializer=Constant(1.0)) if scale else None
     b = _create([size], input.dtype, bias_attr, f"{layer}.b", is_bias=True) if shift else None
     outs = apply("layer_norm", [input, w, b],
-                 {"begin_norm_axis": axis, "epsilon": float(epsilon)})
+                 {"begin_norm_axis": axis,
+                  "epsilon": float(check_number(epsilon, "epsilon", api, minimum=0))})
     return apply_act(outs[0], act, api)
 
 
@@ -258,7 +260,8 @@ def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=Non
     attrs = list(param_attr) if isinstance(param_attr, (list, tuple)) else \
         [param_attr] * len(inputs)
     if len(attrs) != len(inputs):
-        raise ValueError(f"{api}(): {len(inputs)} inputs but {len(attrs)} param_attr entries")
+        raise ValueError(f"{api}(): argument 'param_attr' must hold one entry per input "
+                         f"({len(inputs)}), got {len(attrs)}")
     layer = name or unique_name.generate(api)
     products = []
     for k, (x, attr) in enumerate(zip(inputs, attrs)):
@@ -292,7 +295,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None
     check_variable(label, "label", "label_smooth", FLOATS)
     if prior_dist is not None:
         check_variable(prior_dist, "prior_dist", "label_smooth", FLOATS)
-    eps = check_probability(float(epsilon), "epsilon", "label_smooth")
+    eps = check_probability(epsilon, "epsilon", "label_smooth")
     return apply("label_smooth", [label, prior_dist], {"epsilon": eps})
 
 
@@ -306,7 +309,8 @@ def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name
     if require_index:
         raise ValueError(f"{api}(): require_index=True (the max positions) is not supported")
     if len(input.shape) != 4:
-        raise ValueError(f"{api}(): input must be 4-D NCHW, got shape {list(input.shape)}")
+        raise ValueError(f"{api}(): argument 'input' must be a 4-D NCHW tensor, got shape "
+                         f"{list(input.shape)}")
     return apply("pool2d", [input], {"pooling_type": pool_type,
                                      "ksize": _pair(pool_size, "pool_size", api),
                                      "adaptive": True, "data_format": "NCHW"})

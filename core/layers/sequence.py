@@ -9,7 +9,8 @@ found for a ``data(..., lod_level=1)`` variable, an eager LoD tensor passed as `
 """
 import numpy as np
 
-from ..checks import FLOATS, check_choice, check_variable, is_variable_like
+from ..checks import FLOATS, check_choice, check_int, check_number, check_variable, \
+    is_variable_like
 from ..dispatch import apply
 from ..mode import in_dynamic_mode
 from ..ops.sequence import POOL_TYPES
@@ -76,12 +77,9 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     if not is_variable_like(x):
         x = assign(np.asarray(x, dtype=np.int64))
     check_variable(x, "x", api, _INTS)
-    if maxlen is None:
-        maxlen = -1
-    elif isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 0:
-        raise ValueError(f"{api}(): argument 'maxlen' must be a non-negative int or None, got "
-                         f"{maxlen!r}")
-    return apply("sequence_mask", [x], {"maxlen": int(maxlen),
+    maxlen = -1 if maxlen is None else check_int(maxlen, "maxlen", api, minimum=0,
+                                                 integral_float=False)
+    return apply("sequence_mask", [x], {"maxlen": maxlen,
                                         "out_dtype": np.dtype(dtype).name})
 
 
@@ -95,8 +93,8 @@ def sequence_pool(input, pool_type, is_test=False, pad_value=0.0, length=None):
     if kind not in POOL_TYPES:
         raise ValueError(f"{api}(): argument 'pool_type' must be one of "
                          f"{[p.lower() for p in POOL_TYPES]}, got {pool_type!r}")
-    out, _ = apply("sequence_pool", [x, length], {"pooltype": kind,
-                                                  "pad_value": float(pad_value)})
+    pad_value = float(check_number(pad_value, "pad_value", api))
+    out, _ = apply("sequence_pool", [x, length], {"pooltype": kind, "pad_value": pad_value})
     return out
 
 
@@ -144,12 +142,9 @@ def sequence_pad(x, pad_value, maxlen=None, name=None, length=None):
     x, length = _input(x, length, api, "x")
     if not is_variable_like(pad_value):
         pad_value = assign(np.asarray(pad_value, dtype=np.dtype(x.dtype)))
-    if maxlen is None:
-        maxlen = -1
-    elif isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 0:
-        raise ValueError(f"{api}(): argument 'maxlen' must be a non-negative int or None, got "
-                         f"{maxlen!r}")
-    out = apply("sequence_pad", [x, pad_value, length], {"padded_length": int(maxlen)})
+    maxlen = -1 if maxlen is None else check_int(maxlen, "maxlen", api, minimum=0,
+                                                 integral_float=False)
+    out = apply("sequence_pad", [x, pad_value, length], {"padded_length": maxlen})
     return set_lengths(out, length), length
 
 
@@ -236,7 +231,10 @@ def chunk_eval(input, label, chunk_scheme, num_chunk_types, excluded_chunk_types
         x = apply("squeeze", [x], {"axes": [2]})
     schemes = ("IOB", "IOE", "IOBES", "plain")
     check_choice(chunk_scheme, "chunk_scheme", schemes, api)
-    excluded = [int(t) for t in (excluded_chunk_types or [])]
+    excluded = [check_int(t, "excluded_chunk_types", api, minimum=0, integral_float=False)
+                for t in (excluded_chunk_types or [])]
+    num_chunk_types = check_int(num_chunk_types, "num_chunk_types", api, minimum=1,
+                                integral_float=False)
     return tuple(apply("chunk_eval", [x, label, seq_length],
-                       {"chunk_scheme": chunk_scheme, "num_chunk_types": int(num_chunk_types),
+                       {"chunk_scheme": chunk_scheme, "num_chunk_types": num_chunk_types,
                         "excluded_chunk_types": excluded}))

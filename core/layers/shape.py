@@ -6,10 +6,10 @@ then applies the op. Integer arguments may be given as 1-element eager tensors.
 """
 import numbers
 
-import numpy as np
 
 from .. import mode as _mode
-from ..checks import check_act, check_axis, check_type, check_variable, is_int, is_variable_like
+from ..checks import check_act, check_axis, check_int, check_number, check_type, \
+    check_variable, is_variable_like
 from ..dispatch import apply
 from ..operator_mixin import register as _register_operators
 from ..ops._shapes import ShapeError
@@ -24,14 +24,11 @@ __all__ = ["concat", "expand", "expand_as", "flatten", "gather", "gather_nd", "o
 _INTS = ("int32", "int64", "int16", "int8", "uint8")
 
 
+
+
 def _int(v, arg, api):
-    if is_int(v):
-        return int(v)
-    if is_variable_like(v) and getattr(v, "block", None) is None and \
-            np.dtype(v.dtype).kind in "iu" and int(np.prod(v.shape)) == 1:
-        return int(v)
-    raise TypeError(f"{api}(): argument '{arg}' must hold Python ints (or 1-element int "
-                    f"tensors in eager mode), got {v!r} of type {type(v).__name__}")
+    """An int argument: a Python int or, in eager mode, a 1-element int tensor."""
+    return check_int(v, arg, api, integral_float=False, tensor=True)
 
 
 def _ints(values, arg, api):
@@ -39,11 +36,11 @@ def _ints(values, arg, api):
     if is_variable_like(values) and _mode.in_dynamic_mode():
         values = values.numpy().reshape(-1).tolist()
     check_type(values, arg, (list, tuple), api)
-    return [_int(v, arg, api) for v in values]
+    return [_int(v, f"{arg}[{k}]", api) for k, v in enumerate(values)]
 
 
 def _axes(axes, arg, api):
-    return _ints(axes if isinstance(axes, (list, tuple)) else [axes], arg, api)
+    return _ints(axes, arg, api) if isinstance(axes, (list, tuple)) else [_int(axes, arg, api)]
 
 
 def _tensors(values, arg, api):
@@ -366,7 +363,8 @@ def pad(x, paddings, pad_value=0.0, name=None):
     if len(paddings) != 2 * len(x.shape) or any(p < 0 for p in paddings):
         raise ValueError(f"pad(): argument 'paddings'={paddings} must hold 2 non-negative ints "
                          f"per dim of x (shape {list(x.shape)}), i.e. {2 * len(x.shape)}")
-    return apply("pad", [x], {"paddings": paddings, "pad_value": float(pad_value)})
+    return apply("pad", [x], {"paddings": paddings,
+                              "pad_value": float(check_number(pad_value, "pad_value", "pad"))})
 
 
 _register_operators(reshape=reshape)  # x.reshape(shape) of tensors and Variables

@@ -7,6 +7,7 @@ In eager mode a tensor array is a Python list; in static mode it is a Variable o
 """
 import numpy as np
 
+from ..checks import check_number
 from ..dispatch import apply
 from ..dtypes import convert_dtype
 from ..mode import in_dynamic_mode
@@ -19,7 +20,8 @@ __all__ = ["array_length", "array_read", "array_write", "create_array", "increme
 def increment(x, value=1.0, in_place=True):
     """``x + value`` in x's dtype, written into ``x`` itself when ``in_place``."""
     outputs = {0: x} if in_place else None
-    return apply("increment", [x], {"step": float(value)}, outputs)
+    step = float(check_number(value, "value", "increment"))
+    return apply("increment", [x], {"step": step}, outputs)
 
 
 def create_array(dtype, initialized_list=None):

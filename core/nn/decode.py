@@ -15,11 +15,11 @@ with that dim unknown, and the beam search reshapes between ``[batch, beam_size,
 ``[batch * beam_size, ...]`` with its run-time size.
 """
 import collections
-import numbers
 
 import numpy as np
 
 from .. import layers as L
+from ..checks import check_int
 from ..mode import in_dynamic_mode
 from ..static import structure as _st
 from ..static.variable import Variable
@@ -46,15 +46,6 @@ def _dims(x, start):
         shape = L.shape(x) if shape is None else shape
         out.append(L.slice(shape, axes=[0], starts=[k], ends=[k + 1]))
     return out
-
-
-def _int(v, arg, api, low):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise TypeError(f"{api}: argument '{arg}' must be an int, got {type(v).__name__} "
-                        f"({v!r})")
-    if v < low:
-        raise ValueError(f"{api}: argument '{arg}' must be >= {low}, got {v}")
-    return int(v)
 
 
 class Decoder:
@@ -105,9 +96,9 @@ class BeamSearchDecoder(Decoder):
             raise TypeError(f"{api}: argument 'cell' must be callable (a Layer with "
                             f"forward(inputs, states)), got {type(cell).__name__}")
         self.cell = cell
-        self.start_token = _int(start_token, "start_token", api, 0)
-        self.end_token = _int(end_token, "end_token", api, 0)
-        self.beam_size = _int(beam_size, "beam_size", api, 1)
+        self.start_token = check_int(start_token, "start_token", api, minimum=0)
+        self.end_token = check_int(end_token, "end_token", api, minimum=0)
+        self.beam_size = check_int(beam_size, "beam_size", api, minimum=1)
         for arg, fn in (("embedding_fn", embedding_fn), ("output_fn", output_fn)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"{api}: argument '{arg}' must be callable or None, got "
@@ -122,7 +113,7 @@ class BeamSearchDecoder(Decoder):
         ...]``, entry ``b`` at rows ``b * beam_size`` to ``(b + 1) * beam_size - 1`` (how
         encoder outputs reach the cell of a beam search)."""
         api = "BeamSearchDecoder.tile_beam_merge_with_batch()"
-        beam_size = _int(beam_size, "beam_size", api, 1)
+        beam_size = check_int(beam_size, "beam_size", api, minimum=1)
         if not hasattr(x, "shape") or not len(x.shape):
             raise ValueError(f"{api}: argument 'x' must be a tensor of rank >= 1, got "
                              f"{getattr(x, 'shape', type(x).__name__)}")
@@ -285,7 +276,7 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     """
     _check_decoder(decoder)
     if max_step_num is not None:
-        max_step_num = _int(max_step_num, "max_step_num", "dynamic_decode()", 0)
+        max_step_num = check_int(max_step_num, "max_step_num", "dynamic_decode()", minimum=0)
     inputs, states, finished = decoder.initialize(inits)
     lengths = L.cast(L.zeros_like(finished), "int64")
     leaves = _st.flatten([inputs, states, finished])[0]

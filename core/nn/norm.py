@@ -1,7 +1,8 @@
 """Normalisation layers: ``BatchNorm`` and ``LayerNorm`` (fluid 1.8 dygraph signatures)."""
 import numpy as np
 
-from ..checks import check_choice, check_float_input, check_int, check_probability
+from ..checks import check_choice, check_float_input, check_int, check_number, \
+    check_probability
 from ..dispatch import apply
 from ..initializer import Constant
 from ..layers.activation import apply_act
@@ -32,7 +33,8 @@ class BatchNorm(Layer):
         momentum = check_probability(momentum, "momentum", "BatchNorm")
         c = check_int(num_channels, "num_channels", "BatchNorm", minimum=1)
         self._num_channels, self._act, self._is_test = c, act, bool(is_test)
-        self._momentum, self._epsilon = float(momentum), float(epsilon)
+        self._momentum = float(momentum)
+        self._epsilon = float(check_number(epsilon, "epsilon", "BatchNorm", minimum=0))
         self._data_layout, self._use_global_stats = data_layout, bool(use_global_stats)
         self.weight = self.create_parameter([c], param_attr, dtype,
                                             default_initializer=Constant(1.0))
@@ -77,7 +79,8 @@ class LayerNorm(Layer):
         if not self._shape or min(self._shape) <= 0:
             raise ValueError(f"LayerNorm(): argument 'normalized_shape' must be positive ints, got "
                              f"{normalized_shape}")
-        self._epsilon, self._act = float(epsilon), act
+        self._epsilon = float(check_number(epsilon, "epsilon", "LayerNorm", minimum=0))
+        self._act = act
         n = [int(np.prod(self._shape))]
         self.weight = self.create_parameter(n, param_attr, dtype,
                                             default_initializer=Constant(1.0)) if scale else None

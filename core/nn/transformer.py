@@ -14,11 +14,11 @@ source_len]``; a bool or int mask keeps the positions where it is True / nonzero
 mask is added to the attention scores (``-inf`` or a large negative number masks).
 """
 import collections
-import numbers
 
 import numpy as np
 
 from .. import layers
+from ..checks import check_int, check_probability
 from ..dtypes import convert_dtype
 from .common import Dropout, Linear
 from .container import LayerList
@@ -30,18 +30,6 @@ __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder"
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 _ACTIVATIONS = {"relu": relu, "gelu": gelu}
-
-
-def _positive(value, name, who):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{who}: '{name}' must be a positive int, got {value!r}")
-    return int(value)
-
-
-def _probability(value, name, who):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise ValueError(f"{who}: '{name}' must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def _layer_norm(d_model, epsilon=1e-5):
@@ -108,15 +96,15 @@ class MultiHeadAttention(Layer):
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         who = "MultiHeadAttention"
-        self.embed_dim = _positive(embed_dim, "embed_dim", who)
-        self.num_heads = _positive(num_heads, "num_heads", who)
+        self.embed_dim = check_int(embed_dim, "embed_dim", who, minimum=1)
+        self.num_heads = check_int(num_heads, "num_heads", who, minimum=1)
         if self.embed_dim % self.num_heads:
             raise ValueError(f"{who}: 'embed_dim' ({embed_dim}) must be divisible by "
                              f"'num_heads' ({num_heads})")
-        self.kdim = self.embed_dim if kdim is None else _positive(kdim, "kdim", who)
-        self.vdim = self.embed_dim if vdim is None else _positive(vdim, "vdim", who)
+        self.kdim = self.embed_dim if kdim is None else check_int(kdim, "kdim", who, minimum=1)
+        self.vdim = self.embed_dim if vdim is None else check_int(vdim, "vdim", who, minimum=1)
         self.head_dim = self.embed_dim // self.num_heads
-        self.dropout = _probability(dropout, "dropout", who)
+        self.dropout = check_probability(dropout, "dropout", who)
         self.need_weights = bool(need_weights)
         self.q_proj = Linear(self.embed_dim, self.embed_dim, weight_attr, bias_attr)
         self.k_proj = Linear(self.kdim, self.embed_dim, weight_attr, bias_attr)
@@ -217,15 +205,15 @@ class _TransformerLayer(Layer):
                             dropout=dropout, activation=activation, attn_dropout=attn_dropout,
                             act_dropout=act_dropout, normalize_before=normalize_before,
                             weight_attr=weight_attr, bias_attr=bias_attr)
-        dropout = _probability(dropout, "dropout", who)
+        dropout = check_probability(dropout, "dropout", who)
         self._attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = bool(normalize_before)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=self._attn_dropout,
                                             weight_attr=weight_attr, bias_attr=bias_attr)
-        dim_feedforward = _positive(dim_feedforward, "dim_feedforward", who)
+        dim_feedforward = check_int(dim_feedforward, "dim_feedforward", who, minimum=1)
         self.linear1 = Linear(d_model, dim_feedforward, weight_attr, bias_attr)
-        self.dropout = _dropout(_probability(act_dropout, "act_dropout", who))
+        self.dropout = _dropout(check_probability(act_dropout, "act_dropout", who))
         self.linear2 = Linear(dim_feedforward, d_model, weight_attr, bias_attr)
         self.norm1 = _layer_norm(d_model)
         self.norm2 = _layer_norm(d_model)
@@ -276,7 +264,7 @@ class TransformerEncoderLayer(_TransformerLayer):
 
 
 def _clones(layer, num_layers, who):
-    num_layers = _positive(num_layers, "num_layers", who)
+    num_layers = check_int(num_layers, "num_layers", who, minimum=1)
     return LayerList([layer if i == 0 else type(layer)(**layer._config)
                       for i in range(num_layers)])
 
@@ -327,7 +315,7 @@ class TransformerDecoderLayer(_TransformerLayer):
         self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=self._attn_dropout,
                                              weight_attr=weight_attr, bias_attr=bias_attr)
         self.norm3 = _layer_norm(d_model)
-        self.dropout3 = _dropout(_probability(dropout, "dropout", "TransformerDecoderLayer"))
+        self.dropout3 = _dropout(check_probability(dropout, "dropout", "TransformerDecoderLayer"))
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None and (not isinstance(cache, (tuple, list)) or len(cache) != 2):
@@ -415,7 +403,7 @@ class Transformer(Layer):
                  act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
                  custom_encoder=None, custom_decoder=None):
         super().__init__()
-        self.d_model, self.nhead = _positive(d_model, "d_model", "Transformer"), nhead
+        self.d_model, self.nhead = check_int(d_model, "d_model", "Transformer", minimum=1), nhead
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
@@ -440,7 +428,8 @@ class Transformer(Layer):
         """A ``[length, length]`` float mask: 0 on and below the diagonal, ``-inf`` above
         (position i attends to positions <= i). An eager tensor, or a constant in static
         mode."""
-        length = _positive(length, "length", "Transformer.generate_square_subsequent_mask")
+        length = check_int(length, "length", "Transformer.generate_square_subsequent_mask",
+                           minimum=1)
         mask = np.triu(np.full((length, length), -np.inf, dtype=convert_dtype(dtype)), 1)
         return layers.assign(mask)
 

@@ -220,7 +220,8 @@ def test_bad_input_names_the_argument():
         TransformerEncoderLayer(4, 2, 8, activation="swishy")
     with pytest.raises(TypeError, match="'encoder_layer' must be"):
         TransformerEncoder(mha, 2)
-    with pytest.raises(ValueError, match="'num_layers' must be a positive int"):
+    with pytest.raises(ValueError,
+                       match=r"TransformerEncoder\(\): argument 'num_layers' must be >= 1, got 0"):
         TransformerEncoder(TransformerEncoderLayer(4, 2, 8), 0)
     with pytest.raises(TypeError, match="'cache' must be"):
         mha(x, cache=(1, 2))
