@@ -31,6 +31,8 @@ class _Binary(OpDef):
         return Meta(shape, ufunc_dtype(self.ufunc, x.dtype, y.dtype))
 
     def forward(self, ctx, x, y, axis):
+        if axis != -1:  # numpy would broadcast a misplaced operand into a wrong shape
+            _check_axis_fits(self.type, tuple(_shape(x)), tuple(_shape(y)), axis)
         try:
             xa, ya = align_for_axis(x, y, axis)
             return getattr(ctx.xp, self.ufunc.__name__)(xa, ya)

@@ -555,3 +555,15 @@ def test_create_parameter_and_global_var_both_modes():
     np.testing.assert_array_equal(np.asarray(scope.find_var("cp_gv").get_tensor()), [7, 7, 7])
     with pytest.raises(ValueError, match="attr"):
         layers.create_parameter([2], "float32", attr=False)
+
+
+def test_the_kernel_itself_refuses_an_axis_that_does_not_fit():
+    # the op called directly (no layer function in front): eager broadcasting of [4] at
+    # axis=5 against [3, 4] would give a [1, 1, 1, 1, 3, 4] result
+    from core.dispatch import apply
+    from core.errors import OpError
+
+    with pytest.raises(OpError, match=r"axis=5.*\[0, 1\]"):
+        apply("elementwise_add", [t(f32(3, 4)), t(f32(4))], {"axis": 5})
+    out = apply("elementwise_add", [t(f32(3, 4)), t(f32(3))], {"axis": 0})
+    assert out.shape == [3, 4]
