@@ -44,7 +44,7 @@ from .convert_state import (assigned_where, bound_flag, closure_state, dtype_nam
                             is_maybe_unbound, is_pending, is_static, is_undefined, is_union,
                             is_weak, kind,
                             layers, mark_maybe_unbound, restore_others,
-                            mark_weak, number_dtype, to_variable, weak_supported, where,
+                            mark_weak, number_dtype, to_variable, where,
                             with_targets)
 from .tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
 
@@ -133,17 +133,9 @@ def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
 
 
 # -- the static loop ------------------------------------------------------------------------------
-_Fix = collections.namedtuple("_Fix", ["dtype", "shape", "fallback", "weak"],
-                              defaults=(None, False))
+_Fix = collections.namedtuple("_Fix", ["dtype", "shape", "weak"], defaults=(False,))
 _Fix.__doc__ = """How a loop variable enters the loop: ``dtype`` (a name), ``shape`` (None:
-the value's own) and whether it stays a weak number (``convert_state.is_weak``). Where
-Variables cannot be weak, ``fallback`` is set on a probe -- a trace with a number's narrowest
-dtype, to learn the dtype eager's weak Python numbers give -- and is the dtype to use if the
-probe fails."""
-
-# A Python number's narrowest dtype of its kind: combined with a tensor it promotes as the weak
-# number does in eager mode (int8 + float32 -> float32), and alone it stays itself.
-_PROBE = {"int64": "int8", "float32": "float16"}
+the value's own) and whether it stays a weak number (``convert_state.is_weak``)."""
 
 
 class _Retrace(Exception):
@@ -198,16 +190,10 @@ def _needed_fix(before, after, fix):
     shape = tuple(after.shape or ())
     if (shape and not _known(shape)) or (not shape and not _is_number(before)):
         return None  # left to while_loop: a 0-d tensor keeps its dtype
-    number, weak_ok = _is_number(before), weak_supported()
-    observed = _Fix(dtype_name(after), shape or None, None, number and weak_ok and is_weak(after))
-    entry = _entry_dtype(before)
-    if fix is not None and fix.fallback is not None:  # this trace was the probe
-        dtype = entry if observed.dtype == _PROBE[entry] else observed.dtype
-        return _Fix(dtype, observed.shape)
-    if observed == (fix or _Fix(entry, None, None, number and weak_ok)):
+    number = _is_number(before)
+    observed = _Fix(dtype_name(after), shape or None, number and is_weak(after))
+    if observed == (fix or _Fix(_entry_dtype(before), None, number)):
         return None
-    if fix is None and number and not weak_ok and entry in _PROBE:
-        return _Fix(_PROBE[entry], observed.shape, observed.dtype)
     return observed
 
 
@@ -389,7 +375,6 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             outs.append(var)
         return outs
 
-    probes = {key: f for key, f in fixes.items() if f.fallback is not None}
     try:
         outs = layers().while_loop(cond, body, [init[s] for s in carried])
     except _Retrace as e:
@@ -409,11 +394,6 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
                           flagged | {e.index})
             finish()
             return
-    except Exception:
-        if not probes:
-            raise
-        for key, f in probes.items():  # the probe's narrow dtypes failed: use what was seen
-            fixes[key] = _Fix(f.fallback, f.shape)
     else:
         for s, out in zip(carried, outs):
             mark_weak(out, is_weak(init[s]))
@@ -421,7 +401,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         return
     # NOTE: re-trace, each time with more known about the loop variables' entry types (at
     # most a few per variable: a Python number's dtype / rank from the body (_Retrace), an
-    # undefined name's structure (_NeedsTemplate), a failed dtype probe). What a body makes of
+    # undefined name's structure (_NeedsTemplate)). What a body makes of
     # a Python value is only known by running it, and the loop variables must be typed before.
     set_args(init_values)
     program.rollback_to(point)

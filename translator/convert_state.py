@@ -21,10 +21,19 @@ names a construct modifies, and turning values into static Variables.
   numbers become constants, eager tensors and arrays are ``assign``-ed.
 * :func:`is_weak` / :func:`mark_weak` -- a constant made from a Python number stands for
   that number, which eager mode promotes as a *weak* scalar (``float32_tensor * i`` stays
-  float32). Where the core's Variables carry a ``weak`` flag that its dtype promotion
-  honours, such constants are marked; elsewhere they promote by their own dtype.
+  float32): such constants get the ``weak`` flag of core's static Variables, which its dtype
+  promotion honours.
+* :func:`translating` -- whether a declarative function is being translated now
+  (:func:`translation_guard` around it).
 """
+import contextlib
 import weakref
+
+import core
+import core.layers
+from core import static
+from core.dtypes import dtype_name as _name_of_dtype
+from core.static import Variable, default_main_program
 
 from . import origin_info
 
@@ -55,31 +64,39 @@ __all__ = [
     "mark_weak",
     "number_dtype",
     "to_variable",
-    "weak_supported",
+    "translating",
+    "translation_guard",
     "where",
     "with_targets",
 ]
 
 
 def is_static(value):
-    """True for a static Variable (it has a ``block``; eager tensors have none)."""
-    if isinstance(value, UndefinedVar):
-        return False
-    return getattr(value, "block", None) is not None and hasattr(value, "persistable") and \
-        not _is_eager_tensor(value)
-
-
-def _is_eager_tensor(value):
-    from core.tensor import Tensor
-
-    return isinstance(value, Tensor)
+    """True for a static Variable (a value in a Program being built)."""
+    return isinstance(value, Variable)
 
 
 def layers():
-    """``core.layers`` (imported on first use: converted code may run before ``core`` is)."""
-    import core.layers
-
+    """``core.layers``, the functional API the helpers build ops with."""
     return core.layers
+
+
+_translation = {"depth": 0}
+
+
+def translating():
+    """True while a declarative function is being translated into its Program."""
+    return _translation["depth"] > 0
+
+
+@contextlib.contextmanager
+def translation_guard():
+    """Marks the code inside as the translation of a declarative function."""
+    _translation["depth"] += 1
+    try:
+        yield
+    finally:
+        _translation["depth"] -= 1
 
 
 class UndefinedVar:
@@ -190,7 +207,17 @@ def _flag_of(leaf):
     if info is None:
         return None
     block = leaf.block.program.current_block()
-    return info if block._find_var_recursive(info[0].name) is info[0] else None
+    return info if _visible(block, info[0]) else None
+
+
+def _visible(block, var):
+    """True when ``var`` is the variable its name denotes in ``block`` or an ancestor."""
+    while block is not None:
+        found = block.vars.get(var.name)
+        if found is not None:
+            return found is var
+        block = block.parent
+    return False
 
 
 def is_maybe_unbound(value):
@@ -255,12 +282,8 @@ def _assert_bound(flag, name, assigned):
 
 def _in_static_sub_block():
     """True while a ``cond`` branch or ``while`` body of a static Program is being traced."""
-    import core
-
     if core.in_dynamic_mode():
         return False
-    from core.static.program import default_main_program
-
     return default_main_program().current_block().idx != 0
 
 
@@ -411,21 +434,12 @@ _NUMBER_DTYPES = ((bool, "bool"), (int, "int64"), (float, "float32"))
 
 def dtype_name(value):
     """The dtype name (``'float32'``) of a tensor-like ``value``."""
-    from core.dtypes import dtype_name as name_of
-
-    return name_of(value.dtype)
+    return _name_of_dtype(value.dtype)
 
 
 def number_dtype(value):
     """The dtype name a Python number becomes on its own (bool, int64, float32)."""
     return next(d for t, d in _NUMBER_DTYPES if isinstance(value, t))
-
-
-def weak_supported():
-    """True when static Variables carry the ``weak`` flag (see the module docstring)."""
-    from core.static.program import Variable
-
-    return hasattr(Variable, "weak")
 
 
 def is_weak(value):
@@ -434,8 +448,8 @@ def is_weak(value):
 
 
 def mark_weak(var, weak=True):
-    """Mark static Variable ``var`` as standing for a Python number (when supported)."""
-    if weak_supported() and is_static(var):
+    """Mark static Variable ``var`` as standing for a Python number."""
+    if is_static(var):
         var.weak = bool(weak)
     return var
 
@@ -480,17 +494,10 @@ def where():
 
 def install_origin_provider():
     """Make static ops record the user's line (``core.static.builder.set_origin_provider``)."""
-    if _origin_state["installed"]:
+    if _origin_state["installed"] or core.in_dynamic_mode():
         return
-    import core
-
-    if core.in_dynamic_mode():
-        return
-    builder = getattr(getattr(core, "static", None), "builder", None)
-    setter = getattr(builder, "set_origin_provider", None)
-    if setter is not None:
-        setter(origin_info.current_user_origin)
-        _origin_state["installed"] = True
+    static.set_origin_provider(origin_info.current_user_origin)
+    _origin_state["installed"] = True
 
 
 _origin_state = {"installed": False}

@@ -16,9 +16,10 @@ and the same Python values elsewhere -- never read, since the return flag guards
 A failed trace is undone with ``Program.checkpoint()`` / ``rollback_to(point)``, so a
 construct can be traced again with better initial values.
 """
-from core.static import structure
+from core.static import default_main_program, structure
 
 from .convert_state import dtype_name, is_static, layers
+from .tensor_list import is_array
 
 __all__ = ["current_program", "flatten", "placeholder", "template"]
 
@@ -34,8 +35,6 @@ class _VarMeta:
     __slots__ = ("shape", "dtype", "array")
 
     def __init__(self, var):
-        from .tensor_list import is_array
-
         self.shape = [d if d is not None and d >= 0 else 1 for d in (var.shape or ())]
         self.dtype = dtype_name(var)
         self.array = is_array(var)
@@ -68,6 +67,4 @@ def placeholder(tmpl):
 
 
 def current_program():
-    from core.static.program import default_main_program
-
     return default_main_program()
