@@ -1,5 +1,5 @@
-"""What every runtime helper shares: telling static values from the rest, the state of the
-names a construct modifies, and turning values into static Variables.
+"""What every runtime helper shares: telling static values from the rest, undefined names,
+reading the names a construct modifies, and turning values into static Variables.
 
 * :func:`is_static` -- a static ``Variable`` (a value in a Program being built) takes the
   static path; anything else (Python values, numpy arrays, eager Tensors) runs plain Python.
@@ -7,16 +7,12 @@ names a construct modifies, and turning values into static Variables.
   raises ``UnboundLocalError`` naming it. :func:`check_defined` applies that to a result.
   :class:`PendingReturn` -- the return value of a function every path of which ends in a
   ``return``, before one has run: under a Tensor condition it may stand for any value (see
-  ``convert_struct.placeholder``), since the return flag guards every read of it.
+  ``control_flow.placeholder``), since the return flag guards every read of it.
 * :func:`closure_state` -- branch and loop bodies are generated functions that rebind the
   enclosing function's names through ``nonlocal``; their closure cells give
   ``(get_args, set_args)`` over those names (a name with no value yet reads as undefined).
-* :func:`mark_maybe_unbound` / :func:`check_bound` -- a name a static ``cond`` binds on one
-  path only (or a loop that may run no iteration) is built anyway: on the other path it holds
-  a placeholder, and a bool Variable (its *bound flag*) says at run time whether the path
-  taken bound it. Each read of such a name (the ``unbound`` pass wraps them) appends an
-  ``Assert`` on the flag, so the run fails -- naming the line that assigns the name and the
-  line that reads it -- only when it really takes the path that leaves the name unbound.
+* :class:`PathUnion` -- a value that is one of several structures, chosen at run time (paths
+  under a Tensor condition that return different things).
 * :func:`to_variable` -- values crossing a ``cond`` / ``while_loop`` boundary: Python
   numbers become constants, eager tensors and arrays are ``assign``-ed.
 * :func:`is_weak` / :func:`mark_weak` -- a constant made from a Python number stands for
@@ -27,27 +23,21 @@ names a construct modifies, and turning values into static Variables.
   (:func:`translation_guard` around it).
 """
 import contextlib
-import weakref
 
 import core
 import core.layers
 from core import static
 from core.dtypes import dtype_name as _name_of_dtype
-from core.static import Variable, default_main_program
+from core.static import Variable
 
 from . import origin_info
 
 __all__ = [
     "PathUnion",
     "PendingReturn",
-    "Targets",
     "alternatives",
     "UndefinedVar",
-    "assigned_where",
-    "restore_others",
     "selector_of",
-    "bound_flag",
-    "check_bound",
     "check_defined",
     "closure_state",
     "dtype_name",
@@ -56,18 +46,15 @@ __all__ = [
     "is_pending",
     "is_union",
     "is_undefined",
-    "is_maybe_unbound",
     "is_weak",
     "kind",
     "layers",
-    "mark_maybe_unbound",
     "mark_weak",
     "number_dtype",
     "to_variable",
     "translating",
     "translation_guard",
     "where",
-    "with_targets",
 ]
 
 
@@ -162,131 +149,6 @@ def check_defined(result):
     return result
 
 
-class _ByIdentity:
-    """Variable -> info, by identity (a Variable's ``==`` builds an op); entries go with the
-    Variable."""
-
-    def __init__(self):
-        self._d = {}
-
-    def __bool__(self):
-        return bool(self._d)
-
-    def __setitem__(self, var, info):
-        key = id(var)
-        self._d[key] = (weakref.ref(var, lambda _, key=key: self._d.pop(key, None)), info)
-
-    def get(self, var):
-        entry = self._d.get(id(var))
-        return entry[1] if entry is not None and entry[0]() is var else None
-
-
-# leaf Variable -> (bound flag Variable, name, "assigned at ..." text)
-_maybe_unbound = _ByIdentity()
-
-
-def _static_leaves(value):
-    if isinstance(value, (tuple, list)):
-        return [leaf for v in value for leaf in _static_leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _static_leaves(v)]
-    return [value] if is_static(value) else []
-
-
-def mark_maybe_unbound(value, flag, name, assigned):
-    """Record that the static leaves of ``value`` (name ``name``) hold a value only when bool
-    Variable ``flag`` is true at run time; ``assigned`` says where the name is bound."""
-    for leaf in _static_leaves(value):
-        if leaf.block is leaf.block.program.current_block():  # made by the construct itself
-            _maybe_unbound[leaf] = (flag, name, assigned)
-
-
-def _flag_of(leaf):
-    """The bound flag recorded for ``leaf`` when it is visible from the current block."""
-    info = _maybe_unbound.get(leaf)
-    if info is None:
-        return None
-    block = leaf.block.program.current_block()
-    return info if _visible(block, info[0]) else None
-
-
-def _visible(block, var):
-    """True when ``var`` is the variable its name denotes in ``block`` or an ancestor."""
-    while block is not None:
-        found = block.vars.get(var.name)
-        if found is not None:
-            return found is var
-        block = block.parent
-    return False
-
-
-def is_maybe_unbound(value):
-    """True when a static leaf of ``value`` holds a value only on some paths."""
-    return bool(_maybe_unbound) and any(_flag_of(leaf) is not None
-                                        for leaf in _static_leaves(value))
-
-
-def bound_flag(value):
-    """The bound flag of ``value`` on the path just traced: False for an undefined value, the
-    recorded flag of a maybe-unbound one, else True (a bool Variable)."""
-    if is_undefined(value):
-        return layers().fill_constant([], "bool", False)
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            return info[0]
-    return layers().fill_constant([], "bool", True)
-
-
-def assigned_where(value):
-    """`` at file:line`` of the op that computed ``value``'s first static leaf, or ``''``."""
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            return info[2]
-        for op in reversed(leaf.block.ops):
-            if leaf.name in [n for names in op.outputs.values() for n in names] and op.origin:
-                return f" at {op.origin[0]}:{op.origin[1]}"
-    return ""
-
-
-def check_bound(value, name):
-    """A read of ``name`` holding ``value``: an undefined value raises ``UnboundLocalError``
-    at once (as Python does); a maybe-unbound static value gets an ``Assert`` on its bound
-    flag, failing at run time only on a path that left ``name`` unbound."""
-    if isinstance(value, UndefinedVar):
-        if not _in_static_sub_block():
-            value._d2s_fail()
-        # NOTE: read in a branch or loop body being traced, which the run may never take: the
-        # run fails if it does; the stand-in (a weak 0-d zero) keeps the ops after it typed
-        flag = layers().fill_constant([], "bool", False)
-        where_bound = value._d2s_where.replace(" at ", "", 1)
-        _assert_bound(flag, name, f" (in the statement at {where_bound})" if where_bound else "")
-        return mark_weak(layers().fill_constant([], "float32", 0.0))
-    if not _maybe_unbound or not is_static(value):
-        return value
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            _assert_bound(info[0], name, info[2])
-            break
-    return value
-
-
-def _assert_bound(flag, name, assigned):
-    layers().Assert(flag, name=(
-        f"local variable '{name}' is read{where()} on a path where it has no value: it is "
-        f"assigned{assigned} only on some paths of the control flow (one branch of an if, or a "
-        "loop that ran no iteration)"))
-
-
-def _in_static_sub_block():
-    """True while a ``cond`` branch or ``while`` body of a static Program is being traced."""
-    if core.in_dynamic_mode():
-        return False
-    return default_main_program().current_block().idx != 0
-
-
 def closure_state(fn, names):
     """``(get_args, set_args)`` over ``names`` through ``fn``'s closure cells."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -353,80 +215,6 @@ def alternatives(value):
 def selector_of(value):
     """The selector of a :class:`PathUnion`, else None (alternative 0)."""
     return value.selector if isinstance(value, PathUnion) else None
-
-
-class Targets:
-    """The attributes and items a construct assigns (``self.x``, ``self.d["k"]``): each entry
-    is ``(owner thunk, 'attr' or 'item', key, label)``. A static ``cond`` / ``while_loop``
-    carries them like names (:func:`with_targets`); a missing one reads as undefined."""
-
-    def __init__(self, *entries):
-        self.entries = entries
-        self.labels = tuple(label for _, _, _, label in entries)
-
-    def get(self):
-        values = []
-        for owner, kind, key, label in self.entries:
-            try:
-                obj = owner()
-                values.append(getattr(obj, key) if kind == "attr" else obj[key])
-            except (AttributeError, KeyError, IndexError):
-                values.append(UndefinedVar(label))
-        return tuple(values)
-
-    def set(self, values):
-        for (owner, kind, key, _), value in zip(self.entries, values):
-            if is_undefined(value):
-                continue
-            obj = owner()
-            if kind == "attr":
-                setattr(obj, key, value)
-            else:
-                obj[key] = value
-
-
-def with_targets(get_args, set_args, names, targets):
-    """``(get, set, names)`` over ``names`` and then ``targets``' entries (when not None)."""
-    if targets is None:
-        return get_args, set_args, tuple(names)
-    n = len(names)
-
-    def get_all():
-        return tuple(get_args()) + targets.get()
-
-    def set_all(values):
-        set_args(values[:n])
-        targets.set(values[n:])
-
-    return get_all, set_all, tuple(names) + targets.labels
-
-
-def restore_others(fn, names):
-    """A function that, called later, gives the closure cells of ``fn`` other than ``names``
-    back the values they hold now. A static loop carries only the names live after it; the
-    body also rebinds its temporaries, which must not keep Variables local to the loop's
-    block once it is built (liveness says nothing reads them before they are bound again)."""
-    keep = set(names)
-    saved = []
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        if name in keep:
-            continue
-        try:
-            saved.append((cell, True, cell.cell_contents))
-        except ValueError:
-            saved.append((cell, False, None))
-
-    def restore():
-        for cell, bound, value in saved:
-            if bound:
-                cell.cell_contents = value
-            else:
-                try:
-                    del cell.cell_contents
-                except ValueError:
-                    pass
-
-    return restore
 
 
 _NUMBER_DTYPES = ((bool, "bool"), (int, "int64"), (float, "float32"))

@@ -20,7 +20,8 @@ The return value starts as ``None`` -- what Python returns from a path without `
 unless every path of the function ends in a ``return`` (or a ``raise``, or a ``while True``
 loop it only leaves by returning): then it starts as ``_d2s.PendingReturn(name)``, which
 static ``cond`` / ``while_loop`` ops may replace with a placeholder on the paths that have
-not returned yet (``convert_struct``). Nested functions are rewritten as their own scopes.
+not returned yet (``control_flow.placeholder``). Nested functions are rewritten as their own
+scopes.
 """
 import gast
 

@@ -7,7 +7,7 @@ is wrapped, so at run time:
 
 * an undefined Python-path value raises ``UnboundLocalError`` at the read, as in Python;
 * a value a static ``cond`` / ``while_loop`` bound on some paths only gets an ``Assert`` on
-  its bound flag (``convert_state.check_bound``): the Program is built, and a run fails only
+  its bound flag (``control_flow.check_bound``): the Program is built, and a run fails only
   if it takes a path that leaves the name unbound, naming the assigning and reading lines.
 
 Runs last, so it sees the
