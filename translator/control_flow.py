@@ -55,7 +55,8 @@ from core.static import default_main_program, structure
 from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from .convert_state import (PathUnion, UndefinedVar, alternatives, closure_state, dtype_name,
                             is_pending, is_static, is_undefined, is_union, is_weak, kind,
-                            layers, mark_weak, number_dtype, selector_of, to_variable, where)
+                            layers, mark_weak, number_dtype, promoted_dtype, selector_of,
+                            to_variable, where)
 from .tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
 
 __all__ = [
@@ -384,17 +385,26 @@ def convert_ifexp(pred, true_fn, false_fn):
     return true_fn() if pred else false_fn()
 
 
+def _show(value):
+    """``value`` for an error message: a short Python scalar as itself, else its kind."""
+    if isinstance(value, (str, bytes, bool, int, float)) or value is None:
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return kind(value)
+
+
 def _branch_error(name, sides, values, where_):
     if name.startswith("__return_value"):
         return TypeError(
-            f"under a Tensor condition{where_} the function returns {kind(values[0])} on one "
-            f"path and {kind(values[1])} on another; in a static program every path must "
+            f"under a Tensor condition{where_} the function returns {_show(values[0])} on one "
+            f"path and {_show(values[1])} on another; in a static program every path must "
             "return Tensors of the same structure")
     return TypeError(
-        f"variable '{name}' is {kind(values[0])} after the {sides[0]} branch but "
-        f"{kind(values[1])} after the {sides[1]} branch of an if whose condition is a "
-        f"Tensor{where_}; in a static program both branches must give it a Tensor (or leave "
-        "it unchanged) -- assign it before the if or in both branches")
+        f"variable '{name}' is {_show(values[0])} after the {sides[0]} branch but "
+        f"{_show(values[1])} after the {sides[1]} branch of an if whose condition is a "
+        f"Tensor{where_}; in a static program both branches must give it a Tensor or a number "
+        "(or leave it unchanged), since only those can be chosen at run time -- assign it "
+        "before the if or in both branches")
 
 
 _OUT = object()  # marks a leaf that is an output of the cond op
@@ -475,25 +485,13 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         for j, (leaf, like) in enumerate(zip(leaves, like_leaves(init_value, tree,
                                                                   len(leaves)))):
             var = to_variable(leaf, like)
-            if var is not None and (k, j) in casts and dtype_name(var) != casts[k, j]:
-                var = layers().cast(var, casts[k, j])
+            if var is not None and (k, j) in casts:
+                var = _cast(var, casts[k, j])
             plan.append(_OUT if var is not None else leaf)
             if var is not None:
                 outs.append(var)
         layout[k] = (tree, plan, leaves, outs)
         return outs
-
-    def common_dtype(k, j, first_var, var):
-        """``var`` in the dtype both sides' leaf ``(k, j)`` promote to, as numpy promotes
-        (int32 and int64 give int64); the first side must be traced again when it changes."""
-        a, b = dtype_name(first_var), dtype_name(var)
-        if a == b or "bool" in (a, b) or first_var.dtype.kind not in "iuf" or \
-                var.dtype.kind not in "iuf":
-            return var
-        common = name_of(np.result_type(first_var.dtype, var.dtype))
-        if common != a:
-            raise _NeedsCast((k, j), common)
-        return layers().cast(var, common)
 
     def second_side(k, value, sides, other):
         tree, plan, _, first_vars = layout[k]
@@ -515,8 +513,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
             var = to_variable(leaf, first_var)
             if var is None:
                 raise mismatch()
-            var = common_dtype(k, j, first_var, var)
-            outs.append(var)
+            outs.append(_common_dtype((k, j), first_var, var))
         return outs
 
     def union_side(k, value, is_first):
@@ -636,26 +633,73 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     set_args(tuple(final))
 
 
-def _static_ifexp(pred, true_fn, false_fn):
-    first = []
+def _cast(var, dtype):
+    """``var`` cast to ``dtype``, still standing for a Python number when it did."""
+    return var if dtype_name(var) == dtype else mark_weak(layers().cast(var, dtype),
+                                                          is_weak(var))
+
+
+def _common_dtype(key, first_var, var):
+    """``var`` (the second-traced side's output ``key``) in the dtype both sides' values
+    promote to as eager code promotes them (``convert_state.promoted_dtype``: int32 and int64
+    give int64, the Python numbers 1 and 2.5 give float32). When that is not the first side's
+    dtype, the first side must be traced again with a cast (:class:`_NeedsCast`)."""
+    a, b = dtype_name(first_var), dtype_name(var)
+    if a == b or ("bool" in (a, b) and not (is_weak(first_var) or is_weak(var))):
+        return var  # cond reports a strong bool beside a number
+    common = promoted_dtype(first_var, var)
+    if common is None:
+        return var
+    if common != a:
+        raise _NeedsCast(key, common)
+    return _cast(var, common)
+
+
+def _static_ifexp(pred, true_fn, false_fn, casts=None):
+    first, weak = [], []
+    casts = dict(casts or {})
+    program = default_main_program()
+    point = program.checkpoint()
 
     def branch(fn):
         def run():
             leaves, tree = flatten(fn())
             likes = first[0] if first and len(first[0]) == len(leaves) else [None] * len(leaves)
             out = []
-            for leaf, like in zip(leaves, likes):
-                var = to_variable(leaf, like if hasattr(like, "dtype") else None)
+            for j, (leaf, like) in enumerate(zip(leaves, likes)):
+                var = to_variable(leaf, like if is_static(like) else None)
                 if var is None and (leaf is None or is_undefined(leaf)):
                     raise TypeError(f"a conditional expression with a Tensor condition{where()} "
                                     "must give Tensors or numbers (or structures of them) on "
                                     f"both sides, got {kind(leaf)}")
+                if var is None and first and not _same_python(leaf, like):
+                    raise TypeError(
+                        f"a conditional expression with a Tensor condition{where()} gives "
+                        f"{_show(like)} on one side and {_show(leaf)} on the other; only a "
+                        "Tensor or a number can be chosen at run time")
+                if var is not None and first:
+                    var = _common_dtype(j, like, var)
+                elif var is not None and j in casts:
+                    var = _cast(var, casts[j])
                 out.append(leaf if var is None else var)
             first.append(out)
+            weak.append([is_weak(v) for v in out if is_static(v)])
             return structure.pack(tree, out)
         return run
 
-    return layers().cond(pred, branch(true_fn), branch(false_fn))
+    try:
+        result = layers().cond(pred, branch(true_fn), branch(false_fn))
+    except _NeedsCast as e:
+        # NOTE: re-trace (at most once per output): the first side's value must be cast to
+        # the dtype the second side's promotes it to
+        program.rollback_to(point)
+        casts[e.index] = e.dtype
+        return _static_ifexp(pred, true_fn, false_fn, casts)
+    leaves = flatten(result)[0]
+    outs = [v for v in leaves if is_static(v)]
+    for out, t, f in zip(outs, *weak):
+        mark_weak(out, t and f)  # a number on both sides stays a weak number
+    return result
 
 
 # -- logical operators and comparisons -----------------------------------------------------------

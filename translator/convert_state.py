@@ -24,6 +24,8 @@ reading the names a construct modifies, and turning values into static Variables
 """
 import contextlib
 
+import numpy as np
+
 import core
 import core.layers
 from core import static
@@ -51,6 +53,7 @@ __all__ = [
     "layers",
     "mark_weak",
     "number_dtype",
+    "promoted_dtype",
     "to_variable",
     "translating",
     "translation_guard",
@@ -242,17 +245,46 @@ def mark_weak(var, weak=True):
     return var
 
 
+_KINDS = "biuf"  # bool < integer < float, as numpy promotes
+_STAND_IN = {"b": False, "i": 0, "u": 0, "f": 0.0}  # a Python scalar of each kind
+
+
+def _np_dtype(value):
+    return np.dtype(number_dtype(value)) if isinstance(value, (bool, int, float)) else \
+        np.dtype(value.dtype)
+
+
+def promoted_dtype(a, b):
+    """The dtype name eager code gives ``a`` combined with ``b`` (each a Python number or a
+    tensor; a weak Variable stands for a Python number): numpy-2 promotion, where a weak value
+    promotes as a Python scalar of its kind (``float32`` with ``2`` is ``float32``, ``int64``
+    with ``2.5`` is ``float64``) and two weak values give the number dtype of the higher kind
+    (``1`` and ``2.5``: ``float32``). None unless both are bool, integer or float."""
+    da, db = _np_dtype(a), _np_dtype(b)
+    if da.kind not in _KINDS or db.kind not in _KINDS:
+        return None
+    weak_a, weak_b = is_weak(a), is_weak(b)
+    if weak_a and weak_b:
+        return _name_of_dtype(da if _KINDS.index(da.kind) >= _KINDS.index(db.kind) else db)
+    if weak_a:
+        return _name_of_dtype(np.result_type(db, _STAND_IN[da.kind]))
+    if weak_b:
+        return _name_of_dtype(np.result_type(da, _STAND_IN[db.kind]))
+    return _name_of_dtype(np.result_type(da, db))
+
+
 def to_variable(value, like=None):
     """A static Variable for ``value`` (a Variable, eager tensor, ndarray or Python number);
-    Python numbers take ``like``'s dtype when ``like`` is a tensor, and stay weak unless
-    ``like`` is a strong tensor. None for anything else."""
+    a Python number takes the dtype it promotes to with ``like`` when ``like`` is a tensor
+    (:func:`promoted_dtype`: never a narrower kind, so ``2.5`` beside an int tensor stays
+    2.5), and stays weak unless ``like`` is a strong tensor. None for anything else."""
     if is_static(value):
         return value
     if is_undefined(value):
         return None
     if isinstance(value, (bool, int, float)):
         if like is not None and hasattr(like, "dtype"):
-            dtype = dtype_name(like)
+            dtype = promoted_dtype(value, like) or dtype_name(like)
         else:
             dtype = number_dtype(value)
         return mark_weak(layers().fill_constant([], dtype, value), like is None or is_weak(like))

@@ -4,6 +4,10 @@ function and in a ``Layer.forward``, on inputs taking every path and 0 / 1 / sev
 
 * ``x[i] op= v`` (augmented assignment to an item of a tensor) inside a tensor ``if`` /
   ``while`` / ``for`` rebinds ``x``, as ``x[i] = v`` does, so the construct carries it out.
+* Python numbers chosen at run time by a tensor ``if`` (or conditional expression) and then
+  combined become tensors of the dtype eager promotion gives (``1`` or ``2.5``: float32, still
+  weak beside a float32 tensor); other Python values that differ between the paths raise,
+  naming the line.
 """
 import numpy as np
 import pytest
@@ -94,3 +98,76 @@ def test_augmented_item_assignment_keeps_python_containers():
 
     both_forms(counts.dygraph_function, (X, POS), (X, NEG))
     assert "convert_setitem_aug" not in counts.code
+
+
+# -- Python values chosen by a tensor condition ----------------------------------------------------
+def chosen_ints(x, c):
+    if L.reduce_sum(c) > 0:
+        n, m = 1, 4
+    else:
+        n, m = 3, 7
+    k = 2 if L.reduce_sum(c) > 0 else 5
+    return x * (n + m), n + m * k, n // m
+
+
+def chosen_mixed(x, c):
+    if L.reduce_sum(c) > 0:
+        n, flag = 1, True
+    else:
+        n, flag = 2.5, False
+    k = 3 if L.reduce_sum(c) < 0 else 0.5
+    return x * (n + k), n * k + flag, flag + 2
+
+
+def chosen_in_loop(x, n):
+    s = x * 0.0
+    i = 0
+    while i < n:
+        k = 1 if L.reduce_sum(s) > 2.0 else 2.5
+        if L.reduce_sum(s) > 4.0:
+            j = 2
+        else:
+            j = 0.5
+        s = s + x * (k + j)
+        i += 1
+    return s
+
+
+@pytest.mark.parametrize("fn", [chosen_ints, chosen_mixed])
+def test_python_numbers_chosen_by_a_tensor_if_combine_as_eager(fn):
+    both_forms(fn, (X, POS), (X, NEG))
+
+
+def test_python_numbers_chosen_in_a_tensor_loop():
+    both_forms(chosen_in_loop, (X, i64([0])), (X, i64([1])), (X, i64([4])))
+
+
+def test_an_int_and_a_float_choice_keeps_the_fraction():
+    out, combined, _ = run_declarative(declarative(chosen_mixed), (X, NEG))
+    np.testing.assert_allclose(out.numpy(), X * 5.5)
+    assert out.numpy().dtype == np.float32
+    np.testing.assert_allclose(np.asarray(combined.numpy()), 7.5)
+
+
+def test_other_python_values_chosen_at_run_time_raise_naming_the_line():
+    @declarative
+    def modes(x, c):
+        if L.reduce_sum(c) > 0:
+            mode = "sum"
+        else:
+            mode = "mean"
+        return x, mode
+
+    @declarative
+    def modes_expr(x, c):
+        mode = "sum" if L.reduce_sum(c) > 0 else "mean"
+        return x, mode
+
+    line = modes.dygraph_function.__code__.co_firstlineno + 2
+    with pytest.raises(TypeError, match=rf"'mode' is 'sum' after the true branch but 'mean'.*"
+                                        rf"test_flow_corners.py:{line}"):
+        modes(core.to_tensor(X), core.to_tensor(POS))
+    line = modes_expr.dygraph_function.__code__.co_firstlineno + 2
+    with pytest.raises(TypeError, match=rf"test_flow_corners.py:{line}\) gives 'sum' on one side "
+                                        "and 'mean' on the other"):
+        modes_expr(core.to_tensor(X), core.to_tensor(POS))
