@@ -81,7 +81,9 @@ __all__ = [
 class Targets:
     """The attributes and items a construct assigns (``self.x``, ``self.d["k"]``): each entry
     is ``(owner thunk, 'attr' or 'item', key, label)``. A static ``cond`` / ``while_loop``
-    carries them like names (:func:`with_targets`); a missing one reads as undefined."""
+    carries them like names (:func:`with_targets`): a missing one reads as undefined, and
+    setting an undefined value removes it again (a branch traced after another that set it
+    starts without it, as the run that takes that branch does)."""
 
     def __init__(self, *entries):
         self.entries = entries
@@ -99,13 +101,16 @@ class Targets:
 
     def set(self, values):
         for (owner, how, key, _), value in zip(self.entries, values):
-            if is_undefined(value):
-                continue
             obj = owner()
-            if how == "attr":
-                setattr(obj, key, value)
-            else:
-                obj[key] = value
+            if not is_undefined(value):
+                if how == "attr":
+                    setattr(obj, key, value)
+                else:
+                    obj[key] = value
+            elif how == "attr" and key in getattr(obj, "__dict__", ()):
+                delattr(obj, key)
+            elif how == "item" and isinstance(obj, dict) and key in obj:
+                del obj[key]
 
 
 def with_targets(get_args, set_args, names, targets):
@@ -322,8 +327,10 @@ def check_bound(value, name):
 
 
 def _assert_bound(flag, name, assigned):
+    what = "local variable" if name.isidentifier() else "attribute" if name[-1] != "]" else \
+        "item"
     layers().Assert(flag, name=(
-        f"local variable '{name}' is read{where()} on a path where it has no value: it is "
+        f"{what} '{name}' is read{where()} on a path where it has no value: it is "
         f"assigned{assigned} only on some paths of the control flow (one branch of an if, or a "
         "loop that ran no iteration)"))
 

@@ -8,7 +8,13 @@ function and in a ``Layer.forward``, on inputs taking every path and 0 / 1 / sev
   combined become tensors of the dtype eager promotion gives (``1`` or ``2.5``: float32, still
   weak beside a float32 tensor); other Python values that differ between the paths raise,
   naming the line.
+* An attribute or item (``self.h``, ``box.d["k"]``) with no value before a tensor ``if`` /
+  loop that sets it on some paths only: a run that takes a path leaving it unset and then
+  reads it fails (``AssertionError`` naming the assigning and the reading line), as eager
+  code fails with ``AttributeError`` / ``KeyError``; a run that sets it gives its value.
 """
+import inspect
+
 import numpy as np
 import pytest
 
@@ -17,7 +23,7 @@ from core import layers as L
 from translator import ProgramTranslator, declarative
 
 from .test_fidelity import both_forms, i64
-from .three_way import run_declarative
+from .three_way import assert_same, run_declarative, run_eager, run_program
 
 X = np.arange(12, dtype=np.float32).reshape(4, 3) / 4.0
 V = np.array([1.5, -2.0, 0.5], np.float32)
@@ -171,3 +177,83 @@ def test_other_python_values_chosen_at_run_time_raise_naming_the_line():
     with pytest.raises(TypeError, match=rf"test_flow_corners.py:{line}\) gives 'sum' on one side "
                                         "and 'mean' on the other"):
         modes_expr(core.to_tensor(X), core.to_tensor(POS))
+
+
+# -- attributes / items set on some paths only -----------------------------------------------------
+class Box:
+    """A plain object whose attributes a declarative function sets."""
+
+    def __init__(self):
+        self.d = {}
+
+
+def attr_if(x, c):
+    box = Box()
+    if L.reduce_sum(c) > 0:
+        box.h = x * 2.0
+        box.d["k"] = x - 1.0
+    y = x + 1.0
+    return y + box.h, box.d["k"]
+
+
+def attr_loop(x, n):
+    box = Box()
+    i = 0
+    while i < n:
+        box.h = x * (i + 1.0)
+        i += 1
+    return x + box.h
+
+
+class OnePathAttr(core.nn.Layer):
+    """``self.h`` / ``self.d["k"]`` set by one branch of a tensor if or by a tensor loop."""
+
+    def __init__(self, loop):
+        super().__init__()
+        self.loop, self.d = loop, {}
+
+    @declarative
+    def forward(self, x, c):
+        if self.loop:
+            for k in range(c):
+                self.h = x * (k + 1.0)
+        else:
+            if L.reduce_sum(c) > 0:
+                self.h = x * 2.0
+            else:
+                self.d["k"] = x * 3.0
+        return x + self.h
+
+
+def _fresh_three_ways(make, *cases):
+    """Each case three ways, each run on a fresh object (a run that sets the attribute would
+    leave it set for the next)."""
+    for args in cases:
+        expected = run_eager(make(), args)
+        assert_same(expected, run_declarative(make(), args), "declarative")
+        assert_same(expected, run_program(make(), args), "program")
+
+
+def test_one_path_attribute_in_a_function():
+    _fresh_three_ways(lambda: declarative(attr_if), (X, POS), (X, NEG))
+    _fresh_three_ways(lambda: declarative(attr_loop), (X, i64([0])), (X, i64([1])),
+                      (X, i64([3])))
+
+
+def test_one_path_attribute_in_layer_forward():
+    _fresh_three_ways(lambda: OnePathAttr(False), (X, POS), (X, NEG))
+    _fresh_three_ways(lambda: OnePathAttr(True), (X, i64([0])), (X, i64([1])), (X, i64([3])))
+
+
+def test_reading_an_unset_attribute_names_the_assigning_and_reading_lines():
+    got = run_declarative(OnePathAttr(False), (X, NEG))
+    assert isinstance(got, AssertionError), got
+    lines, first = inspect.getsourcelines(OnePathAttr.forward.dygraph_function)
+    assigned = first + next(k for k, t in enumerate(lines) if "self.h = x * 2.0" in t)
+    read = first + next(k for k, t in enumerate(lines) if "return x + self.h" in t)
+    message = str(got)
+    assert "attribute 'self.h' is read (" in message and f"test_flow_corners.py:{read})" \
+        in message, message
+    assert f"assigned at {__file__}:{assigned} only on some paths" in message, message
+    got = run_declarative(declarative(attr_if), (X, NEG))
+    assert isinstance(got, AssertionError) and "'box.h' is read" in str(got), got
