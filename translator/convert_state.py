@@ -7,7 +7,7 @@ reading the names a construct modifies, and turning values into static Variables
   raises ``UnboundLocalError`` naming it. :func:`check_defined` applies that to a result.
   :class:`PendingReturn` -- the return value of a function every path of which ends in a
   ``return``, before one has run: under a Tensor condition it may stand for any value (see
-  ``control_flow.placeholder``), since the return flag guards every read of it.
+  ``control_flow.carry.placeholder``), since the return flag guards every read of it.
 * :func:`closure_state` -- branch and loop bodies are generated functions that rebind the
   enclosing function's names through ``nonlocal``; their closure cells give
   ``(get_args, set_args)`` over those names (a name with no value yet reads as undefined).

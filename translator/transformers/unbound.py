@@ -7,9 +7,9 @@ load of such a name in the function (its generated branch and loop functions inc
 is wrapped, so at run time:
 
 * an undefined Python-path value raises ``UnboundLocalError`` at the read, as in Python;
-* a value a static ``cond`` / ``while_loop`` bound on some paths only gets an ``Assert`` on
-  its bound flag (``control_flow.check_bound``): the Program is built, and a run fails only
-  if it takes a path that leaves the name unbound, naming the assigning and reading lines.
+* a value a static ``cond`` / ``while_loop`` bound on some paths only gets an ``Assert`` on its
+  bound flag (``control_flow.carry.check_bound``): the Program is built, and a run fails only if
+  it takes a path that leaves the name unbound, naming the assigning and reading lines.
 
 The same holds for an attribute or constant-key item (``self.h``, ``self.d["k"]``) that a
 construct assigns (a ``_d2s.Targets`` entry) and that had no value before it: a missing one
