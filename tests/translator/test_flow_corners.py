@@ -23,11 +23,8 @@ from core import layers as L
 from translator import ProgramTranslator, declarative
 
 from .test_fidelity import both_forms, i64
+from .test_setitem_control_flow import NEG, POS, V, X
 from .three_way import assert_same, run_declarative, run_eager, run_program
-
-X = np.arange(12, dtype=np.float32).reshape(4, 3) / 4.0
-V = np.array([1.5, -2.0, 0.5], np.float32)
-POS, NEG = np.array([1.0], np.float32), np.array([-1.0], np.float32)
 
 
 @pytest.fixture(autouse=True)
