@@ -52,6 +52,8 @@ import os
 import sys
 import textwrap
 
+from core.static import passes
+
 from . import cli_tools, convert
 from .cli_loading import (UsageError, dygraph_function, find_decorated, load_file,
                           parse_init_args, parse_input_spec, prepare_call, resolve, split_target,
@@ -66,8 +68,6 @@ def _program_text(module, qualname, obj, args):
     outs = ", ".join(v.name for v in concrete.output_vars)
     program, note = concrete.main_program, ""
     if args.optimized:
-        from core.static import passes
-
         program, report = passes.optimize(program, [v.name for v in concrete.inputs],
                                           [v.name for v in concrete.output_vars])
         note = "# after passes: " + ", ".join(f"{n} {k}" for n, k in report) + "\n"
@@ -184,6 +184,8 @@ def main(argv=None):
     status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["onnx"]:  # dy2static onnx MODEL_DIR -o model.onnx (translator/onnx.py)
+        # imported here: translator.onnx needs the optional ``onnx`` package, which the other
+        # commands must not require
         from .onnx import main as onnx_main
 
         return onnx_main(argv[1:])

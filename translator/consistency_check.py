@@ -180,7 +180,7 @@ class _EagerLog:
         arrays = []
         for r in results:
             for t in r if isinstance(r, list) else (r,):
-                arrays.append(np.array(t._data) if isinstance(t, Tensor) else None)
+                arrays.append(np.array(t.numpy()) if isinstance(t, Tensor) else None)
         self.ops.append((os.path.abspath(frame.f_code.co_filename), frame.f_lineno, op.type,
                          arrays))
 

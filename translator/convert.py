@@ -1,6 +1,7 @@
 """Source conversion: turn a Python function into its converted ("static-ready") twin.
 
-API (used by ``program_translator.py``, ``__main__.py`` and ``convert_ops.convert_call``):
+API (used by ``program_translator.py``, ``__main__.py`` and ``convert_calls.convert_call``,
+which this module registers itself with at import):
 
 * ``convert_to_static(func)`` -- the converted function (cached per function object; the
   compiled code is cached per code object). Accepts plain functions, bound methods (the
@@ -37,7 +38,7 @@ import weakref
 
 import gast
 
-from . import convert_ops, loader, origin_info, static_analysis
+from . import convert_calls, convert_ops, loader, origin_info, static_analysis
 from .gast_nodes import function_def
 from .templates import replace
 from .transformers import PASSES
@@ -294,6 +295,9 @@ def is_converted(func):
     code = getattr(func, "__code__", None)
     return getattr(func, "__dy2static_original__", None) is not None or (
         code is not None and origin_info.is_converted_file(code.co_filename))
+
+
+convert_calls.use_converter(convert_to_static, is_converted, ConversionError)
 
 
 def get_code(func, with_origin=False):

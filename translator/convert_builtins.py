@@ -3,13 +3,14 @@
 
 A static Variable argument gives the static op (``shape`` / ``array_length``, ``cast``,
 ``Print``, ``Assert``); anything else runs Python's builtin. ``x[i] = v`` (converted to ``x =
-convert_setitem(x, i, v)``) is the ``setitem`` op on a static Variable, Python's item
-assignment on anything else. What eager mode gives as a Python
+convert_setitem(x, i, v)``; ``x[i] += v`` to ``convert_setitem_aug``) is the ``setitem`` op
+on a static Variable, Python's item assignment on anything else. What eager mode gives as a Python
 number -- ``len(x)``, ``int(t)``, ``float(t)``, an unknown dim of ``x.shape`` -- is a 0-d
 Variable marked weak (``convert_state.mark_weak``), so ``float32_tensor / x.shape[0]`` stays
 float32 as it does eagerly.
 """
 import builtins
+import operator
 
 from core.indexing import setitem_value
 
@@ -17,7 +18,7 @@ from .convert_state import dtype_name, is_static, layers, mark_weak, where
 from .tensor_list import is_array
 
 __all__ = ["convert_assert", "convert_cast", "convert_len", "convert_print", "convert_setitem",
-           "convert_shape"]
+           "convert_setitem_aug", "convert_shape"]
 
 
 def convert_setitem(target, index, value):
@@ -34,6 +35,23 @@ def convert_setitem(target, index, value):
         return setitem_value(target, index, value)
     target[index] = value
     return target
+
+
+# the augmented operators by gast name: ``operator.iadd`` and friends apply ``__iadd__`` when
+# the value has one and ``__add__`` otherwise, exactly as ``x[i] += v`` does
+_AUGMENTED = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
+              "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod,
+              "Pow": operator.ipow, "MatMult": operator.imatmul, "BitAnd": operator.iand,
+              "BitOr": operator.ior, "BitXor": operator.ixor, "LShift": operator.ilshift,
+              "RShift": operator.irshift}
+
+
+def convert_setitem_aug(target, index, op, value):
+    """``target[index] op= value`` (``op`` a gast operator name such as ``'Add'``), with
+    ``target`` and ``index`` evaluated once: the item, the operator applied as Python applies
+    it, and the result assigned back through :func:`convert_setitem`, whose value the name
+    ``target`` takes."""
+    return convert_setitem(target, index, _AUGMENTED[op](target[index], value))
 
 
 def convert_len(x):

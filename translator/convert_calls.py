@@ -6,14 +6,24 @@ go through here again); the builtins with a static form map to their helpers; li
 (``core``, numpy, the standard library modules below), classes, ``not_to_static``
 functions and whatever cannot be converted are called as they are -- except that a Layer
 class called while a declarative function is translated is constructed in eager mode.
+
+Converting a called function is ``translator.convert``'s work, and ``convert`` imports this
+module (through ``convert_ops``, the namespace converted code calls). So ``convert``
+registers itself here when it is imported (:func:`use_converter`) instead of this module
+importing it: converted code exists only once ``convert`` has made it, so the converter is
+set whenever :func:`convert_call` runs.
 """
 import builtins
 import types
 
+from core import mode
+from core.nn import Layer
+
 from .convert_builtins import convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
+from .convert_state import translating
 
-__all__ = ["convert_call"]
+__all__ = ["convert_call", "use_converter"]
 
 _SKIP_MODULES = ("core", "translator", "numpy", "gast", "builtins", "functools", "inspect",
                  "typing", "collections", "itertools", "copy", "math", "operator", "abc")
@@ -27,12 +37,28 @@ def _skipped_module(obj):
     return module.split(".")[0] in _SKIP_MODULES
 
 
+class _Converter:
+    """What :func:`convert_call` needs of ``translator.convert`` (set by
+    :func:`use_converter`)."""
+
+    convert_to_static = None
+    is_converted = None
+    error = None
+
+
+def use_converter(convert_to_static, is_converted, error):
+    """Called by ``translator.convert`` at import: its ``convert_to_static``, ``is_converted``
+    and ``ConversionError``."""
+    _Converter.convert_to_static = staticmethod(convert_to_static)
+    _Converter.is_converted = staticmethod(is_converted)
+    _Converter.error = error
+
+
 def convert_call(fn):
     """What converted code calls for ``fn(...)``: the converted ``fn`` for user functions,
     methods and Layers (converted once, cached); ``fn`` itself for builtins, library code,
     classes, ``not_to_static`` functions and what cannot be converted."""
-    from . import convert
-
+    convert = _Converter
     try:
         mapped = _BUILTIN_MAP.get(fn)
     except TypeError:  # unhashable callable
@@ -66,16 +92,12 @@ def convert_call(fn):
 def _convert_or_keep(convert, target, fallback):
     try:
         return convert.convert_to_static(target)
-    except convert.ConversionError:
+    except convert.error:
         return fallback
 
 
 def _constructs_eager_layer(cls):
     """True for a Layer class called while a declarative function is being translated."""
-    from core.nn import Layer
-
-    from .program_translator import translating
-
     return translating() and issubclass(cls, Layer)
 
 
@@ -84,8 +106,6 @@ def _eager_layer_class(cls):
     translated (``self.sub = Sub()`` on first call) owns eager Parameters, as when that
     ``forward`` runs eagerly; the Program reads them like the Layer's other parameters (and
     ``get_program``'s startup program initialises them)."""
-    from core import mode
-
     def construct(*args, **kwargs):
         with mode.guard():
             return cls(*args, **kwargs)

@@ -8,23 +8,25 @@ else -- Python values, numpy arrays, eager Tensors -- runs plain Python, with ex
 Python's semantics. The helpers live by concern:
 
 * ``convert_state`` -- static-or-not, undefined names, closure state, values to Variables;
-* ``convert_struct`` -- nested values crossing a ``cond`` / ``while_loop``, placeholders for
-  pending return values, undoing a trace;
-* ``convert_cond`` -- ``if``, conditional expressions, ``and``/``or``/``not``, comparisons;
-* ``convert_loop`` and ``convert_iter`` -- ``while`` / ``for`` and their iterables;
+* ``control_flow`` -- tensor control flow: ``if``, conditional expressions,
+  ``and``/``or``/``not``, comparisons, ``while`` / ``for`` (the Python-or-static decision,
+  building ``cond`` / ``while_loop``, carried names and structures, one-path names' bound
+  flags, rollback and re-tracing);
+* ``convert_iter`` -- the iterables of ``for`` (``range`` / ``enumerate`` / ``zip``);
 * ``tensor_list`` -- ``list.append`` / ``pop`` / indexing on lists or tensor arrays;
-* ``convert_builtins`` -- ``len``, casts, ``print``, ``assert``, ``x.shape``, ``x[i] = v``;
+* ``convert_builtins`` -- ``len``, casts, ``print``, ``assert``, ``x.shape``, ``x[i] = v``,
+  ``x[i] += v``;
 * ``convert_calls`` -- ``convert_call`` (recursive conversion of called functions).
 """
 from .convert_builtins import convert_assert, convert_cast, convert_len, convert_print, \
-    convert_setitem, convert_shape
+    convert_setitem, convert_setitem_aug, convert_shape
 from .convert_calls import convert_call
-from .convert_cond import convert_compare, convert_ifelse, convert_ifexp, convert_logical_and, \
-    convert_logical_not, convert_logical_or
+from .control_flow import Targets, check_bound, convert_compare, convert_for_loop, \
+    convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_not, convert_logical_or, \
+    convert_while_loop
 from .convert_iter import convert_enumerate, convert_range, convert_zip
-from .convert_loop import convert_for_loop, convert_while_loop
-from .convert_state import PendingReturn, Targets, UndefinedVar, check_bound, check_defined, \
-    install_origin_provider, is_static
+from .convert_state import PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
+    is_static
 from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "convert_print",
     "convert_range",
     "convert_setitem",
+    "convert_setitem_aug",
     "convert_shape",
     "convert_while_loop",
     "convert_zip",

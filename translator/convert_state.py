@@ -1,5 +1,5 @@
-"""What every runtime helper shares: telling static values from the rest, the state of the
-names a construct modifies, and turning values into static Variables.
+"""What every runtime helper shares: telling static values from the rest, undefined names,
+reading the names a construct modifies, and turning values into static Variables.
 
 * :func:`is_static` -- a static ``Variable`` (a value in a Program being built) takes the
   static path; anything else (Python values, numpy arrays, eager Tensors) runs plain Python.
@@ -7,38 +7,39 @@ names a construct modifies, and turning values into static Variables.
   raises ``UnboundLocalError`` naming it. :func:`check_defined` applies that to a result.
   :class:`PendingReturn` -- the return value of a function every path of which ends in a
   ``return``, before one has run: under a Tensor condition it may stand for any value (see
-  ``convert_struct.placeholder``), since the return flag guards every read of it.
+  ``control_flow.carry.placeholder``), since the return flag guards every read of it.
 * :func:`closure_state` -- branch and loop bodies are generated functions that rebind the
   enclosing function's names through ``nonlocal``; their closure cells give
   ``(get_args, set_args)`` over those names (a name with no value yet reads as undefined).
-* :func:`mark_maybe_unbound` / :func:`check_bound` -- a name a static ``cond`` binds on one
-  path only (or a loop that may run no iteration) is built anyway: on the other path it holds
-  a placeholder, and a bool Variable (its *bound flag*) says at run time whether the path
-  taken bound it. Each read of such a name (the ``unbound`` pass wraps them) appends an
-  ``Assert`` on the flag, so the run fails -- naming the line that assigns the name and the
-  line that reads it -- only when it really takes the path that leaves the name unbound.
+* :class:`PathUnion` -- a value that is one of several structures, chosen at run time (paths
+  under a Tensor condition that return different things).
 * :func:`to_variable` -- values crossing a ``cond`` / ``while_loop`` boundary: Python
   numbers become constants, eager tensors and arrays are ``assign``-ed.
 * :func:`is_weak` / :func:`mark_weak` -- a constant made from a Python number stands for
   that number, which eager mode promotes as a *weak* scalar (``float32_tensor * i`` stays
-  float32). Where the core's Variables carry a ``weak`` flag that its dtype promotion
-  honours, such constants are marked; elsewhere they promote by their own dtype.
+  float32): such constants get the ``weak`` flag of core's static Variables, which its dtype
+  promotion honours.
+* :func:`translating` -- whether a declarative function is being translated now
+  (:func:`translation_guard` around it).
 """
-import weakref
+import contextlib
+
+import numpy as np
+
+import core
+import core.layers
+from core import static
+from core.dtypes import dtype_name as _name_of_dtype
+from core.static import Variable
 
 from . import origin_info
 
 __all__ = [
     "PathUnion",
     "PendingReturn",
-    "Targets",
     "alternatives",
     "UndefinedVar",
-    "assigned_where",
-    "restore_others",
     "selector_of",
-    "bound_flag",
-    "check_bound",
     "check_defined",
     "closure_state",
     "dtype_name",
@@ -47,39 +48,45 @@ __all__ = [
     "is_pending",
     "is_union",
     "is_undefined",
-    "is_maybe_unbound",
     "is_weak",
     "kind",
     "layers",
-    "mark_maybe_unbound",
     "mark_weak",
     "number_dtype",
+    "promoted_dtype",
     "to_variable",
-    "weak_supported",
+    "translating",
+    "translation_guard",
     "where",
-    "with_targets",
 ]
 
 
 def is_static(value):
-    """True for a static Variable (it has a ``block``; eager tensors have none)."""
-    if isinstance(value, UndefinedVar):
-        return False
-    return getattr(value, "block", None) is not None and hasattr(value, "persistable") and \
-        not _is_eager_tensor(value)
-
-
-def _is_eager_tensor(value):
-    from core.tensor import Tensor
-
-    return isinstance(value, Tensor)
+    """True for a static Variable (a value in a Program being built)."""
+    return isinstance(value, Variable)
 
 
 def layers():
-    """``core.layers`` (imported on first use: converted code may run before ``core`` is)."""
-    import core.layers
-
+    """``core.layers``, the functional API the helpers build ops with."""
     return core.layers
+
+
+_translation = {"depth": 0}
+
+
+def translating():
+    """True while a declarative function is being translated into its Program."""
+    return _translation["depth"] > 0
+
+
+@contextlib.contextmanager
+def translation_guard():
+    """Marks the code inside as the translation of a declarative function."""
+    _translation["depth"] += 1
+    try:
+        yield
+    finally:
+        _translation["depth"] -= 1
 
 
 class UndefinedVar:
@@ -143,125 +150,6 @@ def check_defined(result):
         if isinstance(value, UndefinedVar):
             value._d2s_fail()
     return result
-
-
-class _ByIdentity:
-    """Variable -> info, by identity (a Variable's ``==`` builds an op); entries go with the
-    Variable."""
-
-    def __init__(self):
-        self._d = {}
-
-    def __bool__(self):
-        return bool(self._d)
-
-    def __setitem__(self, var, info):
-        key = id(var)
-        self._d[key] = (weakref.ref(var, lambda _, key=key: self._d.pop(key, None)), info)
-
-    def get(self, var):
-        entry = self._d.get(id(var))
-        return entry[1] if entry is not None and entry[0]() is var else None
-
-
-# leaf Variable -> (bound flag Variable, name, "assigned at ..." text)
-_maybe_unbound = _ByIdentity()
-
-
-def _static_leaves(value):
-    if isinstance(value, (tuple, list)):
-        return [leaf for v in value for leaf in _static_leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _static_leaves(v)]
-    return [value] if is_static(value) else []
-
-
-def mark_maybe_unbound(value, flag, name, assigned):
-    """Record that the static leaves of ``value`` (name ``name``) hold a value only when bool
-    Variable ``flag`` is true at run time; ``assigned`` says where the name is bound."""
-    for leaf in _static_leaves(value):
-        if leaf.block is leaf.block.program.current_block():  # made by the construct itself
-            _maybe_unbound[leaf] = (flag, name, assigned)
-
-
-def _flag_of(leaf):
-    """The bound flag recorded for ``leaf`` when it is visible from the current block."""
-    info = _maybe_unbound.get(leaf)
-    if info is None:
-        return None
-    block = leaf.block.program.current_block()
-    return info if block._find_var_recursive(info[0].name) is info[0] else None
-
-
-def is_maybe_unbound(value):
-    """True when a static leaf of ``value`` holds a value only on some paths."""
-    return bool(_maybe_unbound) and any(_flag_of(leaf) is not None
-                                        for leaf in _static_leaves(value))
-
-
-def bound_flag(value):
-    """The bound flag of ``value`` on the path just traced: False for an undefined value, the
-    recorded flag of a maybe-unbound one, else True (a bool Variable)."""
-    if is_undefined(value):
-        return layers().fill_constant([], "bool", False)
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            return info[0]
-    return layers().fill_constant([], "bool", True)
-
-
-def assigned_where(value):
-    """`` at file:line`` of the op that computed ``value``'s first static leaf, or ``''``."""
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            return info[2]
-        for op in reversed(leaf.block.ops):
-            if leaf.name in [n for names in op.outputs.values() for n in names] and op.origin:
-                return f" at {op.origin[0]}:{op.origin[1]}"
-    return ""
-
-
-def check_bound(value, name):
-    """A read of ``name`` holding ``value``: an undefined value raises ``UnboundLocalError``
-    at once (as Python does); a maybe-unbound static value gets an ``Assert`` on its bound
-    flag, failing at run time only on a path that left ``name`` unbound."""
-    if isinstance(value, UndefinedVar):
-        if not _in_static_sub_block():
-            value._d2s_fail()
-        # NOTE: read in a branch or loop body being traced, which the run may never take: the
-        # run fails if it does; the stand-in (a weak 0-d zero) keeps the ops after it typed
-        flag = layers().fill_constant([], "bool", False)
-        where_bound = value._d2s_where.replace(" at ", "", 1)
-        _assert_bound(flag, name, f" (in the statement at {where_bound})" if where_bound else "")
-        return mark_weak(layers().fill_constant([], "float32", 0.0))
-    if not _maybe_unbound or not is_static(value):
-        return value
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None:
-            _assert_bound(info[0], name, info[2])
-            break
-    return value
-
-
-def _assert_bound(flag, name, assigned):
-    layers().Assert(flag, name=(
-        f"local variable '{name}' is read{where()} on a path where it has no value: it is "
-        f"assigned{assigned} only on some paths of the control flow (one branch of an if, or a "
-        "loop that ran no iteration)"))
-
-
-def _in_static_sub_block():
-    """True while a ``cond`` branch or ``while`` body of a static Program is being traced."""
-    import core
-
-    if core.in_dynamic_mode():
-        return False
-    from core.static.program import default_main_program
-
-    return default_main_program().current_block().idx != 0
 
 
 def closure_state(fn, names):
@@ -332,100 +220,17 @@ def selector_of(value):
     return value.selector if isinstance(value, PathUnion) else None
 
 
-class Targets:
-    """The attributes and items a construct assigns (``self.x``, ``self.d["k"]``): each entry
-    is ``(owner thunk, 'attr' or 'item', key, label)``. A static ``cond`` / ``while_loop``
-    carries them like names (:func:`with_targets`); a missing one reads as undefined."""
-
-    def __init__(self, *entries):
-        self.entries = entries
-        self.labels = tuple(label for _, _, _, label in entries)
-
-    def get(self):
-        values = []
-        for owner, kind, key, label in self.entries:
-            try:
-                obj = owner()
-                values.append(getattr(obj, key) if kind == "attr" else obj[key])
-            except (AttributeError, KeyError, IndexError):
-                values.append(UndefinedVar(label))
-        return tuple(values)
-
-    def set(self, values):
-        for (owner, kind, key, _), value in zip(self.entries, values):
-            if is_undefined(value):
-                continue
-            obj = owner()
-            if kind == "attr":
-                setattr(obj, key, value)
-            else:
-                obj[key] = value
-
-
-def with_targets(get_args, set_args, names, targets):
-    """``(get, set, names)`` over ``names`` and then ``targets``' entries (when not None)."""
-    if targets is None:
-        return get_args, set_args, tuple(names)
-    n = len(names)
-
-    def get_all():
-        return tuple(get_args()) + targets.get()
-
-    def set_all(values):
-        set_args(values[:n])
-        targets.set(values[n:])
-
-    return get_all, set_all, tuple(names) + targets.labels
-
-
-def restore_others(fn, names):
-    """A function that, called later, gives the closure cells of ``fn`` other than ``names``
-    back the values they hold now. A static loop carries only the names live after it; the
-    body also rebinds its temporaries, which must not keep Variables local to the loop's
-    block once it is built (liveness says nothing reads them before they are bound again)."""
-    keep = set(names)
-    saved = []
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        if name in keep:
-            continue
-        try:
-            saved.append((cell, True, cell.cell_contents))
-        except ValueError:
-            saved.append((cell, False, None))
-
-    def restore():
-        for cell, bound, value in saved:
-            if bound:
-                cell.cell_contents = value
-            else:
-                try:
-                    del cell.cell_contents
-                except ValueError:
-                    pass
-
-    return restore
-
-
 _NUMBER_DTYPES = ((bool, "bool"), (int, "int64"), (float, "float32"))
 
 
 def dtype_name(value):
     """The dtype name (``'float32'``) of a tensor-like ``value``."""
-    from core.dtypes import dtype_name as name_of
-
-    return name_of(value.dtype)
+    return _name_of_dtype(value.dtype)
 
 
 def number_dtype(value):
     """The dtype name a Python number becomes on its own (bool, int64, float32)."""
     return next(d for t, d in _NUMBER_DTYPES if isinstance(value, t))
-
-
-def weak_supported():
-    """True when static Variables carry the ``weak`` flag (see the module docstring)."""
-    from core.static.program import Variable
-
-    return hasattr(Variable, "weak")
 
 
 def is_weak(value):
@@ -434,23 +239,52 @@ def is_weak(value):
 
 
 def mark_weak(var, weak=True):
-    """Mark static Variable ``var`` as standing for a Python number (when supported)."""
-    if weak_supported() and is_static(var):
+    """Mark static Variable ``var`` as standing for a Python number."""
+    if is_static(var):
         var.weak = bool(weak)
     return var
 
 
+_KINDS = "biuf"  # bool < integer < float, as numpy promotes
+_STAND_IN = {"b": False, "i": 0, "u": 0, "f": 0.0}  # a Python scalar of each kind
+
+
+def _np_dtype(value):
+    return np.dtype(number_dtype(value)) if isinstance(value, (bool, int, float)) else \
+        np.dtype(value.dtype)
+
+
+def promoted_dtype(a, b):
+    """The dtype name eager code gives ``a`` combined with ``b`` (each a Python number or a
+    tensor; a weak Variable stands for a Python number): numpy-2 promotion, where a weak value
+    promotes as a Python scalar of its kind (``float32`` with ``2`` is ``float32``, ``int64``
+    with ``2.5`` is ``float64``) and two weak values give the number dtype of the higher kind
+    (``1`` and ``2.5``: ``float32``). None unless both are bool, integer or float."""
+    da, db = _np_dtype(a), _np_dtype(b)
+    if da.kind not in _KINDS or db.kind not in _KINDS:
+        return None
+    weak_a, weak_b = is_weak(a), is_weak(b)
+    if weak_a and weak_b:
+        return _name_of_dtype(da if _KINDS.index(da.kind) >= _KINDS.index(db.kind) else db)
+    if weak_a:
+        return _name_of_dtype(np.result_type(db, _STAND_IN[da.kind]))
+    if weak_b:
+        return _name_of_dtype(np.result_type(da, _STAND_IN[db.kind]))
+    return _name_of_dtype(np.result_type(da, db))
+
+
 def to_variable(value, like=None):
     """A static Variable for ``value`` (a Variable, eager tensor, ndarray or Python number);
-    Python numbers take ``like``'s dtype when ``like`` is a tensor, and stay weak unless
-    ``like`` is a strong tensor. None for anything else."""
+    a Python number takes the dtype it promotes to with ``like`` when ``like`` is a tensor
+    (:func:`promoted_dtype`: never a narrower kind, so ``2.5`` beside an int tensor stays
+    2.5), and stays weak unless ``like`` is a strong tensor. None for anything else."""
     if is_static(value):
         return value
     if is_undefined(value):
         return None
     if isinstance(value, (bool, int, float)):
         if like is not None and hasattr(like, "dtype"):
-            dtype = dtype_name(like)
+            dtype = promoted_dtype(value, like) or dtype_name(like)
         else:
             dtype = number_dtype(value)
         return mark_weak(layers().fill_constant([], dtype, value), like is None or is_weak(like))
@@ -480,17 +314,10 @@ def where():
 
 def install_origin_provider():
     """Make static ops record the user's line (``core.static.builder.set_origin_provider``)."""
-    if _origin_state["installed"]:
+    if _origin_state["installed"] or core.in_dynamic_mode():
         return
-    import core
-
-    if core.in_dynamic_mode():
-        return
-    builder = getattr(getattr(core, "static", None), "builder", None)
-    setter = getattr(builder, "set_origin_provider", None)
-    if setter is not None:
-        setter(origin_info.current_user_origin)
-        _origin_state["installed"] = True
+    static.set_origin_provider(origin_info.current_user_origin)
+    _origin_state["installed"] = True
 
 
 _origin_state = {"installed": False}

@@ -91,7 +91,7 @@ def signature_of(values, declared=None):
 def _walk(value, declared, parts, tensors, where):
     t = type(value)
     if t is Tensor or isinstance(value, (Tensor, np.ndarray)):
-        shape = value._data.shape if t is not np.ndarray else value.shape
+        shape = tuple(value.shape)
         dtype = value.dtype
         sg = value.stop_gradient if t is not np.ndarray else True
         if declared is None:

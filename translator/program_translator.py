@@ -26,24 +26,15 @@ from core import static as _static
 from core.static.builder import eager_parameters
 from core.tensor import Parameter, Tensor
 
+from . import convert
 from .cache_log import CacheLog
-from .convert_state import PathUnion
+from .convert_state import PathUnion, translation_guard
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
+from .partial_program import PartialProgram, save_program
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
 
-_state = {"enabled": True, "last": None, "translating": 0}
-
-
-def translating():
-    """True while a declarative function is being translated into its Program."""
-    return _state["translating"] > 0
-
-
-def _convert(func):
-    from . import convert
-
-    return convert.convert_to_static(func)
+_state = {"enabled": True, "last": None}
 
 
 class ConcreteProgram:
@@ -72,8 +63,6 @@ class ConcreteProgram:
     def partial_program(self):
         """The :class:`~translator.partial_program.PartialProgram` that runs this program."""
         if self._partial is None:
-            from .partial_program import PartialProgram
-
             self._partial = PartialProgram(self.main_program, self.inputs, self.output_vars,
                                            self.parameters)
         return self._partial
@@ -229,8 +218,6 @@ class StaticFunction:
     @property
     def code(self):
         """Source text of the converted function, with ``# file:line`` origin comments."""
-        from . import convert
-
         return convert.get_code(self.dygraph_function, with_origin=True)
 
     # -- calling -----------------------------------------------------------------------------------
@@ -242,9 +229,9 @@ class StaticFunction:
             if instance is not None:
                 return self.dygraph_function(instance, *args, **kwargs)
             return self.dygraph_function(*args, **kwargs)
-        if not _mode._state["dynamic"]:
+        if not _mode.in_dynamic_mode():
             first = (instance,) if instance is not None else ()
-            return self.binder.call(_convert(self.dygraph_function),
+            return self.binder.call(convert.convert_to_static(self.dygraph_function),
                                     self.binder.bind(args, kwargs), first)
         values = self.binder.bind(args, kwargs)
         key, tensors = signature_of(values, self.input_spec)
@@ -294,13 +281,10 @@ class StaticFunction:
         return self._log.info(self._cache)
 
     def _build(self, values):
-        converted = _convert(self.dygraph_function)
+        converted = convert.convert_to_static(self.dygraph_function)
         main, startup = _static.Program(), _static.Program()
-        _state["translating"] += 1
-        try:
+        with translation_guard():
             return self._trace(converted, values, main, startup)
-        finally:
-            _state["translating"] -= 1
 
     def _trace(self, converted, values, main, startup):
         specs = to_specs(values, self.input_spec)
@@ -445,7 +429,7 @@ class ProgramTranslator:
         static = _static_function(dygraph_func)
         if not _state["enabled"]:
             return static.rollback()
-        converted = _convert(static.dygraph_function)
+        converted = convert.convert_to_static(static.dygraph_function)
         if static.instance is not None:
             return functools.partial(converted, static.instance)
         return converted
@@ -472,8 +456,6 @@ class ProgramTranslator:
         made with the translator off is translated now) with the current parameter values.
         ``feed`` / ``fetch`` index its inputs / outputs (all when None). Returns the fetch
         names."""
-        from .partial_program import save_program
-
         concrete = _state["last"]
         if concrete is None:
             raise RuntimeError("save_inference_model: no declarative function has been called "

@@ -9,8 +9,9 @@ as a Program built by ``get_program``-style translation and run by ``core.Execut
 * ``check_three_ways(fn, cases)`` -- for every case (a tuple of arguments) the three agree:
   same nesting and Python values, tensors equal in value, shape and dtype (a Python number
   a static loop carried may come back as a 0-d tensor of that value, as in PaddlePaddle).
-  Where eager raises, the other two must raise the same exception type (for an unbound name:
-  the static run's ``AssertionError`` saying the path taken left it without a value).
+  Where eager raises, the other two must raise the same exception type (for an unbound name,
+  attribute or item: the static run's ``AssertionError`` saying the path taken left it without
+  a value).
 """
 import numpy as np
 
@@ -99,8 +100,10 @@ def _is_number(value):
 
 def assert_same(expected, got, where=""):
     if isinstance(expected, BaseException):
-        if isinstance(expected, UnboundLocalError) and isinstance(got, AssertionError):
-            # a static run fails on the path that leaves the name unbound: an Assert op
+        if isinstance(expected, (UnboundLocalError, AttributeError, KeyError)) and \
+                isinstance(got, AssertionError):
+            # a static run fails on the path that leaves the name (attribute, item) unbound:
+            # an Assert op
             assert "on a path where it has no value" in str(got), f"{where}: {got!r}"
             return
         assert isinstance(got, type(expected)), f"{where}: eager raised {expected!r}, got {got!r}"

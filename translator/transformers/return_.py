@@ -17,10 +17,10 @@ and the statements after a construct that may have returned run under
   ``if __do_return_0: break`` when a ``return`` inside it must leave the outer loop too.
 
 The return value starts as ``None`` -- what Python returns from a path without ``return`` --
-unless every path of the function ends in a ``return`` (or a ``raise``, or a ``while True``
-loop it only leaves by returning): then it starts as ``_d2s.PendingReturn(name)``, which
-static ``cond`` / ``while_loop`` ops may replace with a placeholder on the paths that have
-not returned yet (``convert_struct``). Nested functions are rewritten as their own scopes.
+unless every path of the function ends in a ``return`` (or a ``raise``, or a ``while True`` loop
+it only leaves by returning): then it starts as ``_d2s.PendingReturn(name)``, which static
+``cond`` / ``while_loop`` ops may replace with a placeholder on the paths that have not returned
+yet (``control_flow.carry.placeholder``). Nested functions are rewritten as their own scopes.
 """
 import gast
 

@@ -1,11 +1,14 @@
-"""Item assignment to a local name: ``x[i] = v`` -> ``x = _d2s.convert_setitem(x, i, v)``.
+"""Item assignment to a local name: ``x[i] = v`` -> ``x = _d2s.convert_setitem(x, i, v)``,
+and ``x[i] += v`` (any augmented operator) -> ``x = _d2s.convert_setitem_aug(x, i, 'Add', v)``.
 
 Assigning into a tensor gives it a new value, which inside a tensor ``if`` / ``while`` /
 ``for`` is a value of the body's block: written as a rebinding of ``x``, the name is one the
 construct modifies, so the ``cond`` / ``while_loop`` carries it out like any other name. At
 run time the helper gives a static Variable the ``setitem`` op and does Python's item
 assignment on anything else (eager tensors, lists, dicts: the same object, returned). A
-slice in the index becomes a ``slice(...)`` call.
+slice in the index becomes a ``slice(...)`` call. The augmented form evaluates ``x`` and the
+index once, as Python does, and applies the operator as Python's ``x[i] op= v`` does
+(``operator.iadd`` and friends on ``x[i]``).
 
 Only the function's own local names are rewritten (a free or global name must not become
 local), and only a statement with a single item target. Names the function binds to a list
@@ -116,11 +119,32 @@ class _SetItem(NodeTransformer):
                        helpers=self.ctx.helpers, name=target.value.id,
                        index=_index_expr(target.slice), value=node.value)
 
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and
+                target.value.id in self.names):
+            return node
+        return replace("name = helpers.convert_setitem_aug(name, index, op, value)",
+                       origin=node, helpers=self.ctx.helpers, name=target.value.id,
+                       index=_index_expr(target.slice),
+                       op=gast.Constant(value=type(node.op).__name__, kind=None),
+                       value=node.value)
+
+
+def _item_target(node):
+    if isinstance(node, gast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, gast.AugAssign):
+        target = node.target
+    else:
+        return None
+    return target if isinstance(target, gast.Subscript) and \
+        isinstance(target.value, gast.Name) else None
+
 
 def _has_item_store(fn_node):
-    return any(isinstance(n, gast.Assign) and len(n.targets) == 1 and
-               isinstance(n.targets[0], gast.Subscript) and
-               isinstance(n.targets[0].value, gast.Name) for n in gast.walk(fn_node))
+    return any(_item_target(n) is not None for n in gast.walk(fn_node))
 
 
 def transform(node, ctx):

@@ -1,4 +1,5 @@
-"""Reads of names that may be unbound: ``y`` -> ``_d2s.check_bound(y, 'y')``.
+"""Reads of names that may be unbound: ``y`` -> ``_d2s.check_bound(y, 'y')``, and of the
+attributes / items a construct carries: ``self.h`` -> ``_d2s.check_bound(self.h, 'self.h')``.
 
 The control-flow passes start every name a construct binds but no earlier statement binds as
 ``y = _d2s.UndefinedVar('y')``; exactly those names may be unbound when read later. Each
@@ -6,9 +7,14 @@ load of such a name in the function (its generated branch and loop functions inc
 is wrapped, so at run time:
 
 * an undefined Python-path value raises ``UnboundLocalError`` at the read, as in Python;
-* a value a static ``cond`` / ``while_loop`` bound on some paths only gets an ``Assert`` on
-  its bound flag (``convert_state.check_bound``): the Program is built, and a run fails only
-  if it takes a path that leaves the name unbound, naming the assigning and reading lines.
+* a value a static ``cond`` / ``while_loop`` bound on some paths only gets an ``Assert`` on its
+  bound flag (``control_flow.carry.check_bound``): the Program is built, and a run fails only if
+  it takes a path that leaves the name unbound, naming the assigning and reading lines.
+
+The same holds for an attribute or constant-key item (``self.h``, ``self.d["k"]``) that a
+construct assigns (a ``_d2s.Targets`` entry) and that had no value before it: a missing one
+raises ``AttributeError`` / ``KeyError`` at the read as in Python, and a static one bound on
+some paths only gets the ``Assert``. Reads of the same source text are wrapped.
 
 Runs last, so it sees the
 names the ``ifelse`` and ``loop`` passes initialised. Nested user functions and lambdas that
@@ -30,6 +36,20 @@ def _maybe_unbound_names(fn_node, helpers):
             if is_undefined_init(node, helpers)}
 
 
+def _target_labels(fn_node, helpers):
+    """The labels (source texts) of the attributes / items the ``helpers.Targets(...)``
+    calls in ``fn_node`` carry."""
+    labels = set()
+    for node in gast.walk(fn_node):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "Targets" and isinstance(node.func.value, gast.Name) and \
+                node.func.value.id == helpers:
+            labels.update(entry.elts[3].value for entry in node.args
+                          if isinstance(entry, gast.Tuple) and len(entry.elts) == 4 and
+                          isinstance(entry.elts[3], gast.Constant))
+    return labels
+
+
 def _params(node):
     a = node.args
     names = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
@@ -37,15 +57,25 @@ def _params(node):
 
 
 class _Unbound(NodeTransformer):
-    def __init__(self, ctx, names):
-        self.ctx, self.names = ctx, set(names)
+    def __init__(self, ctx, names, labels):
+        self.ctx, self.names, self.labels = ctx, set(names), labels
+
+    def _checked(self, value, label, origin):
+        return replace_as_expression("helpers.check_bound(value, label)", origin=origin,
+                                     helpers=self.ctx.helpers, value=value,
+                                     label=constant(label))
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.names:
-            return replace_as_expression("helpers.check_bound(name, label)", origin=node,
-                                         helpers=self.ctx.helpers, name=node.id,
-                                         label=constant(node.id))
+            return self._checked(node.id, node.id, node)
         return node
+
+    def _carried_target(self, node):
+        label = gast.unparse(node) if isinstance(node.ctx, gast.Load) and self.labels else None
+        node = self.generic_visit(node)
+        return self._checked(node, label, node) if label in self.labels else node
+
+    visit_Attribute = visit_Subscript = _carried_target
 
     def _scope(self, node):
         saved = self.names
@@ -63,6 +93,7 @@ class _Unbound(NodeTransformer):
 
 def transform(node, ctx):
     names = _maybe_unbound_names(node, ctx.helpers)
-    if not names:
+    labels = _target_labels(node, ctx.helpers)
+    if not names and not labels:
         return node
-    return _Unbound(ctx, names).visit(node)
+    return _Unbound(ctx, names, labels).visit(node)

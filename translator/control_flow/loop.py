@@ -1,112 +1,21 @@
-"""Runtime helpers for loops: ``while`` and ``for``.
-
-``convert_while_loop(cond_fn, body_fn, loop_vars)`` runs plain Python while the condition is
-a Python value; from the first static condition on, the rest of the loop is one
-``while_loop`` op carrying ``loop_vars`` (the names the body modifies that are live at the
-loop head or after it). ``convert_for_loop`` does the same for a static iterable (see
-``convert_iter``), looping over an index.
-
-Loop variables cross into the op as Variables: Python numbers become constants, Python lists
-tensor arrays (``tensor_list``). What a Python number stands for is only known from the body,
-so the body is traced and, when a loop variable comes back with another type, the loop is
-traced again with a better initial value (the first attempt's ops and blocks are removed):
-
-* a Python number whose body result has another dtype starts as a constant of that dtype;
-* a Python number or 0-d value whose body result has rank > 0 (``s = 0; for v in x: s = s +
-  v``) starts broadcast to the result's shape and dtype -- ``fill_constant(shape, dtype, n)``
-  -- which equals eager for any elementwise accumulation (when the loop runs no iteration the
-  result is that broadcast value rather than the number);
-* an empty list's tensor array, its element dtype guessed, takes the dtype appended.
-
-Anything else (a dtype change of a Tensor, a rank change of a Tensor of rank > 0, a shape
-with unknown dims) is left to ``while_loop``'s own error.
-
-A loop variable holding a tuple or dict (``state = (h, c)``, ``return x, i`` in the loop)
-is split into one loop variable per leaf (``convert_struct``) and must keep its structure. A
-name first bound inside the loop and used after it, and a pending return value
-(``convert_state.PendingReturn``) that the body sets, enter the loop as a placeholder of the
-structure the body gives them (zeros of the body's dtype; unknown dims 1, relaxed to -1 by
-``while_loop``) and the loop is traced again. Such a name (not a pending return value)
-also gets a *bound flag* loop variable (False before the loop; after the body, whether the
-body bound it): a read after a loop that ran no iteration fails at run time as eager Python
-would (``convert_state.check_bound``).
+"""Building a ``while_loop`` for a ``while`` whose condition is static and for a ``for`` over a
+static iterable (the package docstring describes the mechanism).
 """
-import builtins
 import collections
-import functools
 
-from core.static import structure
+from core.static import default_main_program, structure
 
-from .convert_cond import as_predicate, convert_logical_and
-from .convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
-from . import convert_struct as struct
-from .convert_state import (assigned_where, bound_flag, closure_state, dtype_name,
-                            is_maybe_unbound, is_pending, is_static, is_undefined, is_union,
-                            is_weak, kind,
-                            layers, mark_maybe_unbound, restore_others,
-                            mark_weak, number_dtype, to_variable, weak_supported, where,
-                            with_targets)
-from .tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
-
-__all__ = ["convert_for_loop", "convert_while_loop"]
+from ..convert_state import (dtype_name, is_pending, is_static, is_undefined, is_union, is_weak,
+                             kind, layers, mark_weak, number_dtype, to_variable, where)
+from ..tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
+from .carry import (as_predicate, assigned_where, bound_flag, flatten, is_maybe_unbound,
+                    mark_maybe_unbound, placeholder, template, undo)
+from .cond import static_logical
 
 
-def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
-    """``while cond_fn(): body_fn()``; from the first static condition on, the rest of the
-    loop is a ``while_loop`` op carrying ``loop_vars`` (the modified names live at the loop
-    head or after the loop) and the attributes / items ``targets`` the body assigns."""
-    pred = cond_fn()
-    while True:
-        pred = pred.truth if is_union(pred) and pred.truth is not None else pred
-        if is_static(pred):
-            get_args, set_args = closure_state(body_fn, loop_vars)
-            restore = restore_others(body_fn, loop_vars)
-            get_args, set_args, names = with_targets(get_args, set_args, loop_vars, targets)
-            _static_while(cond_fn, body_fn, get_args, set_args, names)
-            restore()
-            return
-        if not pred:
-            return
-        body_fn()
-        pred = cond_fn()
-
-
-def convert_for_loop(iterable, extra_test, body_fn, loop_vars=(), targets=None):
-    """``for item in iterable: body_fn(item)`` stopping when ``extra_test()`` is false (loops
-    with ``break``/``return``). A static iterable (Variable, static range/enumerate/zip) loops
-    with a ``while_loop`` over an index; a Python ``range`` whose extra test turns static
-    continues as one from the current index."""
-    if is_static_iterable(iterable):
-        _static_for(as_static_iter(iterable), 0, extra_test, body_fn, loop_vars, targets)
-        return
-    items = iterable if isinstance(iterable, range) else builtins.iter(iterable)
-    for k, item in enumerate(items):
-        if extra_test is not None:
-            ok = extra_test()
-            if is_static(ok):
-                if not isinstance(iterable, range):
-                    raise TypeError(
-                        f"a break/return under a Tensor condition{where()} inside a loop over "
-                        f"a Python {type(iterable).__name__} is not supported; loop over a "
-                        "range or a Tensor instead")
-                _static_for(StaticIter(len(iterable), functools.partial(
-                    range_item, iterable.start, iterable.step)), k, extra_test, body_fn,
-                    loop_vars, targets)
-                return
-            if not ok:
-                return
-        body_fn(item)
-
-
-def _static_for(it, start, extra_test, body_fn, names, targets=None):
-    get_args, set_args = closure_state(body_fn, names)
-    restore = restore_others(body_fn, names)
-    get_args, set_args, names = with_targets(get_args, set_args, names, targets)
-    _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args)
-    restore()
-
-
-def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
+def static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
+    """``for`` over static iterable ``it`` (a ``convert_iter.StaticIter``) from index
+    ``start``, stopping when ``extra_test()`` is false: a ``while_loop`` over an index."""
     # the index stands for a Python int (what range / enumerate give eagerly): weak, so
     # ``float32_tensor * i`` stays float32 as in eager mode
     index = [mark_weak(layers().fill_constant([], "int64", start))]
@@ -116,7 +25,7 @@ def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
         more = index[0] < length
         if extra_test is None:
             return more
-        return convert_logical_and(lambda: more, extra_test)
+        return static_logical(more, extra_test, x_is_result_when=False)  # more and extra_test
 
     def loop_body():
         body_fn(it.item(index[0]))
@@ -129,21 +38,27 @@ def _static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
         set_args(values[:-1])
         index[0] = values[-1]
 
-    _static_while(cond_fn, loop_body, get_all, set_all, tuple(names) + ("__index",))
+    static_while(cond_fn, loop_body, get_all, set_all, tuple(names) + ("__index",))
 
 
 # -- the static loop ------------------------------------------------------------------------------
-_Fix = collections.namedtuple("_Fix", ["dtype", "shape", "fallback", "weak"],
-                              defaults=(None, False))
+# Loop variables cross into the op as Variables: Python numbers become constants, Python lists
+# tensor arrays (``tensor_list``). What a Python number stands for is only known from the body,
+# so when a loop variable comes back from the body with another type the loop is traced again
+# with a better initial value:
+# * a Python number whose body result has another dtype starts as a constant of that dtype;
+# * a Python number or 0-d value whose body result has rank > 0 (``s = 0; for v in x: s = s +
+#   v``) starts broadcast to the result's shape and dtype, which equals eager for any
+#   elementwise accumulation (a loop that runs no iteration gives that broadcast value);
+# * an empty list's tensor array, its element dtype guessed, takes the dtype appended.
+# Anything else (a dtype change of a Tensor, a rank change of a Tensor of rank > 0, unknown
+# dims) is left to ``while_loop``'s own error. A tuple or dict splits into one loop variable
+# per leaf (:class:`_Slots`) and must keep its structure. A name first bound in the body and
+# used after the loop, or a pending return value the body sets, enters as a placeholder of the
+# structure the body gives it; such a name also gets a bound-flag loop variable.
+_Fix = collections.namedtuple("_Fix", ["dtype", "shape", "weak"], defaults=(False,))
 _Fix.__doc__ = """How a loop variable enters the loop: ``dtype`` (a name), ``shape`` (None:
-the value's own) and whether it stays a weak number (``convert_state.is_weak``). Where
-Variables cannot be weak, ``fallback`` is set on a probe -- a trace with a number's narrowest
-dtype, to learn the dtype eager's weak Python numbers give -- and is the dtype to use if the
-probe fails."""
-
-# A Python number's narrowest dtype of its kind: combined with a tensor it promotes as the weak
-# number does in eager mode (int8 + float32 -> float32), and alone it stays itself.
-_PROBE = {"int64": "int8", "float32": "float16"}
+the value's own) and whether it stays a weak number (``convert_state.is_weak``)."""
 
 
 class _Retrace(Exception):
@@ -198,16 +113,10 @@ def _needed_fix(before, after, fix):
     shape = tuple(after.shape or ())
     if (shape and not _known(shape)) or (not shape and not _is_number(before)):
         return None  # left to while_loop: a 0-d tensor keeps its dtype
-    number, weak_ok = _is_number(before), weak_supported()
-    observed = _Fix(dtype_name(after), shape or None, None, number and weak_ok and is_weak(after))
-    entry = _entry_dtype(before)
-    if fix is not None and fix.fallback is not None:  # this trace was the probe
-        dtype = entry if observed.dtype == _PROBE[entry] else observed.dtype
-        return _Fix(dtype, observed.shape)
-    if observed == (fix or _Fix(entry, None, None, number and weak_ok)):
+    number = _is_number(before)
+    observed = _Fix(dtype_name(after), shape or None, number and is_weak(after))
+    if observed == (fix or _Fix(_entry_dtype(before), None, number)):
         return None
-    if fix is None and number and not weak_ok and entry in _PROBE:
-        return _Fix(_PROBE[entry], observed.shape, observed.dtype)
     return observed
 
 
@@ -232,14 +141,14 @@ _LOOP_KINDS = (tuple, dict)  # containers split into loop variables; a list is a
 
 
 class _Slots:
-    """The loop's names split into leaves (``convert_struct.flatten``): one loop variable
+    """The loop's names split into leaves (``convert_flatten``): one loop variable
     per leaf, keyed ``(name index, leaf index)``."""
 
     def __init__(self, names, values):
         self.names, self.trees, self.counts = names, [], []
         self.keys, self.labels, self.before = [], [], []
         for k, value in enumerate(values):
-            leaves, tree = struct.flatten(value, _LOOP_KINDS)
+            leaves, tree = flatten(value, _LOOP_KINDS)
             self.trees.append(tree)
             self.counts.append(len(leaves))
             for j, leaf in enumerate(leaves):
@@ -251,7 +160,7 @@ class _Slots:
         """The leaves of ``values`` (one per name), which must keep their structure."""
         out = []
         for k, (value, tree) in enumerate(zip(values, self.trees)):
-            leaves, got = struct.flatten(value, _LOOP_KINDS)
+            leaves, got = flatten(value, _LOOP_KINDS)
             if got != tree:
                 raise TypeError(
                     f"variable '{self.names[k]}' is {structure.describe(tree)} before a loop whose "
@@ -271,7 +180,7 @@ class _Slots:
 def _with_bound_flag(k, body_fn, get_args, set_args, names, where_, before=None):
     """The loop's functions with one more loop variable: the bound flag of name ``k``, which
     may be unbound before the loop (``before``: its flag there, None for undefined; after the
-    body, whether it is bound; see ``convert_state.check_bound``). ``finish()``, called after
+    body, whether it is bound; see :func:`check_bound`). ``finish()``, called after
     the loop is built, records the flag on the name's final value."""
     flag = [before if before is not None else layers().fill_constant([], "bool", False)]
     assigned = [assigned_where(get_args()[k]) if before is not None else ""]
@@ -297,8 +206,12 @@ def _with_bound_flag(k, body_fn, get_args, set_args, names, where_, before=None)
     return body, get_all, set_all, tuple(names) + (f"__bound_{names[k]}",), finish
 
 
-def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
+def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
                   templates=None, flagged=frozenset()):
+    """The ``while_loop`` of ``while cond_fn(): body_fn()`` carrying ``names`` (read / written
+    by ``get_args`` / ``set_args``), split into leaves. ``fixes`` (entry types of loop
+    variables), ``templates`` (placeholders of names the body first binds) and ``flagged``
+    (names carrying a bound flag) are what earlier traces learnt; ``attempt`` counts them."""
     init_values = get_args()
     where_ = where()
     fixes, templates = dict(fixes or {}), dict(templates or {})
@@ -306,13 +219,13 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         if k not in flagged and is_maybe_unbound(value):  # carry its bound flag through
             body2, get2, set2, names2, finish = _with_bound_flag(
                 k, body_fn, get_args, set_args, names, where_, bound_flag(value))
-            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt, templates,
+            static_while(cond_fn, body2, get2, set2, names2, fixes, attempt, templates,
                           flagged | {k})
             finish()
             return
-    program = struct.current_program()
+    program = default_main_program()
     point = program.checkpoint()
-    slots = _Slots(names, [struct.placeholder(templates[k]) if k in templates and is_undefined(v)
+    slots = _Slots(names, [placeholder(templates[k]) if k in templates and is_undefined(v)
                            else v for k, v in enumerate(init_values)])
     init = list(slots.before)
     carried, constants = [], {}
@@ -355,7 +268,7 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         named = get_args()
         for k, (before, value) in enumerate(zip(init_values, named)):
             if is_undefined(before) and k not in templates and not is_undefined(value):
-                raise _NeedsTemplate(k, struct.template(value, _LOOP_KINDS))
+                raise _NeedsTemplate(k, template(value, _LOOP_KINDS))
         values = slots.split(named, where_)
         for s, const in constants.items():
             if values[s] is not const and not (is_undefined(const) and is_undefined(values[s])):
@@ -389,7 +302,6 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
             outs.append(var)
         return outs
 
-    probes = {key: f for key, f in fixes.items() if f.fallback is not None}
     try:
         outs = layers().while_loop(cond, body, [init[s] for s in carried])
     except _Retrace as e:
@@ -401,19 +313,13 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         templates[e.index] = e.tmpl
         if not is_pending(init_values[e.index]):  # a name the loop may leave unbound
             # NOTE: re-trace with one more loop variable, the name's bound flag (see below)
-            set_args(init_values)
-            program.rollback_to(point)
+            undo(program, point, set_args, init_values)
             body2, get2, set2, names2, finish = _with_bound_flag(
                 e.index, body_fn, get_args, set_args, names, where_)
-            _static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
+            static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
                           flagged | {e.index})
             finish()
             return
-    except Exception:
-        if not probes:
-            raise
-        for key, f in probes.items():  # the probe's narrow dtypes failed: use what was seen
-            fixes[key] = _Fix(f.fallback, f.shape)
     else:
         for s, out in zip(carried, outs):
             mark_weak(out, is_weak(init[s]))
@@ -421,11 +327,8 @@ def _static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attem
         return
     # NOTE: re-trace, each time with more known about the loop variables' entry types (at
     # most a few per variable: a Python number's dtype / rank from the body (_Retrace), an
-    # undefined name's structure (_NeedsTemplate), a failed dtype probe). What a body makes of
+    # undefined name's structure (_NeedsTemplate)). What a body makes of
     # a Python value is only known by running it, and the loop variables must be typed before.
-    set_args(init_values)
-    program.rollback_to(point)
-    return _static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
+    undo(program, point, set_args, init_values)
+    return static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
                          templates, flagged)
-
-

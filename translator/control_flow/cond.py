@@ -1,111 +1,38 @@
-"""Runtime helpers for branches: ``if`` statements, conditional expressions, ``and`` / ``or``
-/ ``not`` and chained comparisons.
-
-Each decides from the actual condition: a static Variable builds a ``cond`` op (or
-``logical_not``); anything else runs plain Python with exactly Python's semantics
-(short-circuit included: operands are thunks). Branch bodies are generated functions that
-rebind the enclosing function's ``names`` (see :func:`convert_state.closure_state`).
-
-A name may hold a tuple, list or dict of Tensors and Python values; it crosses a ``cond`` leaf
-by leaf (``convert_struct``) and both branches must give it the same structure. Each branch
-appends to its own copy of a list, so ``l.append`` under a Tensor ``if`` adds one item. A
-pending return value (``convert_state.PendingReturn``) set by one branch only gets a
-placeholder in the other (traced again when the first-traced branch is the one left pending).
-A name bound on one path only (or maybe-unbound before the ``if``) gets the same placeholder
-plus a bound-flag output of the ``cond`` (``convert_state.check_bound``): reading it fails at
-run time, and only on a path that left it unbound.
-
-``x and y`` / ``x or y`` with a static ``x`` give the operand Python would return (``[0] and
-999999`` is ``[0]``, not Paddle's 999999); as a ``cond`` output has one dtype, operands of
-different dtypes give their common dtype (``bool_tensor and int_tensor`` is int64).
+"""Building a ``cond`` for an ``if`` statement, a conditional expression and ``x and y`` /
+``x or y`` with a static ``x`` (the package docstring describes the mechanism).
 """
-import operator
-
 import numpy as np
 
 from core.dtypes import dtype_name as name_of
-from core.static import structure
+from core.static import default_main_program, structure
 
-from . import convert_struct as struct
-from .convert_state import (PathUnion, alternatives, assigned_where, bound_flag, closure_state,
-                            dtype_name, is_union, selector_of,
-                            is_maybe_unbound, is_pending, is_static, is_undefined, is_weak, kind,
-                            layers, mark_maybe_unbound, mark_weak, to_variable, where,
-                            with_targets)
-
-__all__ = [
-    "as_predicate",
-    "convert_compare",
-    "convert_ifelse",
-    "convert_ifexp",
-    "convert_logical_and",
-    "convert_logical_not",
-    "convert_logical_or",
-]
+from ..convert_state import (PathUnion, alternatives, dtype_name, is_pending, is_static,
+                             is_undefined, is_union, is_weak, kind, layers, mark_weak,
+                             promoted_dtype, selector_of, to_variable, where)
+from .carry import (assigned_where, bound_flag, flatten, is_maybe_unbound, mark_maybe_unbound,
+                    placeholder, template, undo)
 
 
-# -- if / else ------------------------------------------------------------------------------------
-def _truth(pred):
-    """``pred``, or for a value that is one of several things (``x and None``) its truth."""
-    return pred.truth if is_union(pred) and pred.truth is not None else pred
-
-
-def convert_ifelse(pred, true_fn, false_fn, names=(), live=(), targets=None):
-    """``if pred: true_fn() else: false_fn()``; a static ``pred`` builds a ``cond`` op whose
-    outputs are the ``live`` names among the modified ``names``, and the attributes / items
-    ``targets`` (a ``convert_state.Targets``) the branches assign."""
-    pred = _truth(pred)
-    if is_static(pred):
-        get_args, set_args = closure_state(true_fn, names)
-        get_args, set_args, names = with_targets(get_args, set_args, names, targets)
-        live = tuple(live) + (targets.labels if targets is not None else ())
-        _static_ifelse(as_predicate(pred), true_fn, false_fn, get_args, set_args, names, live)
-    elif pred:
-        true_fn()
-    else:
-        false_fn()
-
-
-def as_predicate(pred):
-    """Static ``pred`` as the one-element bool Variable a ``cond`` / ``while`` takes, with
-    Python's truth value: a number is true when nonzero. A ``pred`` that may hold more than one
-    element gets an ``Assert`` op, so the error comes when the statement runs, as eagerly
-    (where ``bool()`` of such a tensor raises), not while the Program is built."""
-    lay = layers()
-    shape = list(pred.shape or ())
-    if not all(d == 1 for d in shape):
-        message = (f"bool() of a tensor needs exactly one element, got shape {shape}{where()}; "
-                   "reduce it first (e.g. .sum() or .any())")
-        if all(d is not None and d >= 0 for d in shape):
-            ok = lay.fill_constant([], "bool", False)
-        else:
-            ok = lay.equal(lay.reduce_prod(lay.shape(pred)), lay.fill_constant([], "int32", 1))
-        lay.Assert(ok, name=message)
-        pred = lay.reshape(pred, [-1])[0]
-    if dtype_name(pred) != "bool":
-        pred = lay.cast(pred, "bool")
-    return pred
-
-
-def convert_ifexp(pred, true_fn, false_fn):
-    """``true_fn() if pred else false_fn()``; a static ``pred`` builds a ``cond`` op."""
-    pred = _truth(pred)
-    if is_static(pred):
-        return _static_ifexp(as_predicate(pred), true_fn, false_fn)
-    return true_fn() if pred else false_fn()
+def _show(value):
+    """``value`` for an error message: a short Python scalar as itself, else its kind."""
+    if isinstance(value, (str, bytes, bool, int, float)) or value is None:
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return kind(value)
 
 
 def _branch_error(name, sides, values, where_):
     if name.startswith("__return_value"):
         return TypeError(
-            f"under a Tensor condition{where_} the function returns {kind(values[0])} on one "
-            f"path and {kind(values[1])} on another; in a static program every path must "
+            f"under a Tensor condition{where_} the function returns {_show(values[0])} on one "
+            f"path and {_show(values[1])} on another; in a static program every path must "
             "return Tensors of the same structure")
     return TypeError(
-        f"variable '{name}' is {kind(values[0])} after the {sides[0]} branch but "
-        f"{kind(values[1])} after the {sides[1]} branch of an if whose condition is a "
-        f"Tensor{where_}; in a static program both branches must give it a Tensor (or leave "
-        "it unchanged) -- assign it before the if or in both branches")
+        f"variable '{name}' is {_show(values[0])} after the {sides[0]} branch but "
+        f"{_show(values[1])} after the {sides[1]} branch of an if whose condition is a "
+        f"Tensor{where_}; in a static program both branches must give it a Tensor or a number "
+        "(or leave it unchanged), since only those can be chosen at run time -- assign it "
+        "before the if or in both branches")
 
 
 _OUT = object()  # marks a leaf that is an output of the cond op
@@ -113,7 +40,7 @@ _OUT = object()  # marks a leaf that is an output of the cond op
 
 class _NeedsUnion(Exception):
     """Return value ``index`` has other structures on the second path: ``tmpls``, one
-    ``convert_struct.template`` per alternative it may hold there."""
+    ``convert_template`` per alternative it may hold there."""
 
     def __init__(self, index, tmpls):
         super().__init__(index)
@@ -158,8 +85,13 @@ def _same_items(copy, original):
     return len(copy) == len(original) and all(a is b for a, b in zip(copy, original))
 
 
-def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
+def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
                    casts=None, unions=None):
+    """The ``cond`` of an ``if`` statement: its outputs are the ``live`` ones among the carried
+    ``names`` (read / written by ``get_args`` / ``set_args``), each split into leaves, plus
+    the bound flags of the names it may leave unbound. ``templates`` (placeholders for a name
+    the first-traced branch leaves unset), ``casts`` (dtypes of the first branch's leaves) and
+    ``unions`` (return values with a structure per path) are what earlier traces learnt."""
     init = tuple(get_args())
     where_ = where()
     templates, casts, unions = dict(templates or {}), dict(casts or {}), dict(unions or {})
@@ -171,47 +103,35 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     runs = []  # (side, values) in the order cond runs the branches
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
-    program = struct.current_program()
+    program = default_main_program()
     point = program.checkpoint()
 
     def like_leaves(init_value, tree, n):
-        leaves, init_tree = struct.flatten(init_value)
+        leaves, init_tree = flatten(init_value)
         if init_tree != tree:
             return [None] * n
         return [None if is_undefined(v) else v for v in leaves]
 
     def first_side(k, value, init_value):
-        leaves, tree = struct.flatten(value)
+        leaves, tree = flatten(value)
         plan, outs = [], []
         for j, (leaf, like) in enumerate(zip(leaves, like_leaves(init_value, tree,
                                                                   len(leaves)))):
             var = to_variable(leaf, like)
-            if var is not None and (k, j) in casts and dtype_name(var) != casts[k, j]:
-                var = layers().cast(var, casts[k, j])
+            if var is not None and (k, j) in casts:
+                var = _cast(var, casts[k, j])
             plan.append(_OUT if var is not None else leaf)
             if var is not None:
                 outs.append(var)
         layout[k] = (tree, plan, leaves, outs)
         return outs
 
-    def common_dtype(k, j, first_var, var):
-        """``var`` in the dtype both sides' leaf ``(k, j)`` promote to, as numpy promotes
-        (int32 and int64 give int64); the first side must be traced again when it changes."""
-        a, b = dtype_name(first_var), dtype_name(var)
-        if a == b or "bool" in (a, b) or first_var.dtype.kind not in "iuf" or \
-                var.dtype.kind not in "iuf":
-            return var
-        common = name_of(np.result_type(first_var.dtype, var.dtype))
-        if common != a:
-            raise _NeedsCast((k, j), common)
-        return layers().cast(var, common)
-
     def second_side(k, value, sides, other):
         tree, plan, _, first_vars = layout[k]
-        leaves, got = struct.flatten(value)
+        leaves, got = flatten(value)
         def mismatch():
             if names[k].startswith("__return_value"):  # each path returns its own structure
-                return _NeedsUnion(k, [struct.template(a) for a in alternatives(value)])
+                return _NeedsUnion(k, [template(a) for a in alternatives(value)])
             return _branch_error(names[k], sides, (other, value), where_)
 
         if got != tree or is_union(value) or is_union(other):
@@ -226,8 +146,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
             var = to_variable(leaf, first_var)
             if var is None:
                 raise mismatch()
-            var = common_dtype(k, j, first_var, var)
-            outs.append(var)
+            outs.append(_common_dtype((k, j), first_var, var))
         return outs
 
     def union_side(k, value, is_first):
@@ -238,15 +157,15 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         mine = [] if pending else alternatives(value)
         if is_first:
             union_parts[k] = [mine, None]
-            parts, offset = mine + [struct.placeholder(t) for t in unions[k]], 0
+            parts, offset = mine + [placeholder(t) for t in unions[k]], 0
         else:
             if pending:
-                mine = [struct.placeholder(t) for t in unions[k]]
+                mine = [placeholder(t) for t in unions[k]]
             union_parts[k][1] = mine
             first_alts = union_parts[k][0]
-            parts = [struct.placeholder(struct.template(a)) for a in first_alts] + mine
+            parts = [placeholder(template(a)) for a in first_alts] + mine
             offset = len(first_alts)
-        outs = [leaf for part in parts for leaf in struct.flatten(part)[0] if is_static(leaf)]
+        outs = [leaf for part in parts for leaf in flatten(part)[0] if is_static(leaf)]
         sel = None if pending else selector_of(value)
         if sel is None:
             sel = layers().fill_constant([], "int64", 0 if pending else offset)
@@ -267,7 +186,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
             for k in out_idx:
                 value = values[k]
                 if is_undefined(value) and k in templates:
-                    value = struct.placeholder(templates[k])
+                    value = placeholder(templates[k])
                 if k in unions:
                     outs += union_side(k, value, first is None)
                     continue
@@ -282,14 +201,14 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
                 other = first[1][k]
                 if layout[k] is None:
                     if is_union(value):
-                        raise _NeedsUnion(k, [struct.template(a) for a in alternatives(value)])
+                        raise _NeedsUnion(k, [template(a) for a in alternatives(value)])
                     if not is_undefined(value):
-                        raise _NeedsPlaceholder(k, struct.template(value))
+                        raise _NeedsPlaceholder(k, template(value))
                     continue
                 if is_undefined(value):
                     if is_union(other):
                         raise _NeedsUnion(k, [])
-                    value = struct.placeholder(struct.template(other))
+                    value = placeholder(template(other))
                 outs += second_side(k, value, (first[0], side), other)
             # a name that may be unbound after the if carries its bound flag out of the cond
             outs += [bound_flag(values[k]) for k in flagged]
@@ -303,26 +222,23 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
         # NOTE: re-trace (at most once per output): the branch traced first left a name
         # unbound (or a return pending) that the other one set; only now is its structure
         # known, and the first branch must produce a placeholder of it
-        set_args(init)
-        program.rollback_to(point)
+        undo(program, point, set_args, init)
         templates[e.index] = e.tmpl
-        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates, casts, unions)
     except _NeedsUnion as e:
         # NOTE: re-trace (once per return value): the paths return different structures,
         # known only after both are traced; each must output every alternative
-        set_args(init)
-        program.rollback_to(point)
+        undo(program, point, set_args, init)
         unions[e.index] = e.tmpls
-        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates, casts, unions)
     except _NeedsCast as e:
         # NOTE: re-trace (at most once per output): the first branch's output must be cast to
         # the dtype the second one's promotes it to
-        set_args(init)
-        program.rollback_to(point)
+        undo(program, point, set_args, init)
         casts[e.index] = e.dtype
-        return _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates, casts, unions)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
@@ -334,7 +250,7 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
             first_alts, second_alts = union_parts[k]
             alts = []
             for alt in list(first_alts) + list(second_alts):
-                leaves, tree = struct.flatten(alt)
+                leaves, tree = flatten(alt)
                 alts.append(structure.pack(tree, [next(it) if is_static(v) else v
                                                   for v in leaves]))
             final[k] = PathUnion(next(it), alts)
@@ -350,47 +266,80 @@ def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, tem
     set_args(tuple(final))
 
 
-def _static_ifexp(pred, true_fn, false_fn):
-    first = []
+def _cast(var, dtype):
+    """``var`` cast to ``dtype``, still standing for a Python number when it did."""
+    return var if dtype_name(var) == dtype else mark_weak(layers().cast(var, dtype),
+                                                          is_weak(var))
+
+
+def _common_dtype(key, first_var, var):
+    """``var`` (the second-traced side's output ``key``) in the dtype both sides' values
+    promote to as eager code promotes them (``convert_state.promoted_dtype``: int32 and int64
+    give int64, the Python numbers 1 and 2.5 give float32). When that is not the first side's
+    dtype, the first side must be traced again with a cast (:class:`_NeedsCast`)."""
+    a, b = dtype_name(first_var), dtype_name(var)
+    if a == b or ("bool" in (a, b) and not (is_weak(first_var) or is_weak(var))):
+        return var  # cond reports a strong bool beside a number
+    common = promoted_dtype(first_var, var)
+    if common is None:
+        return var
+    if common != a:
+        raise _NeedsCast(key, common)
+    return _cast(var, common)
+
+
+def static_ifexp(pred, true_fn, false_fn, casts=None):
+    """The ``cond`` of ``true_fn() if pred else false_fn()``; ``casts``: dtypes of the first
+    side's leaves learnt by an earlier trace."""
+    first, weak = [], []
+    casts = dict(casts or {})
+    program = default_main_program()
+    point = program.checkpoint()
 
     def branch(fn):
         def run():
-            leaves, tree = struct.flatten(fn())
+            leaves, tree = flatten(fn())
             likes = first[0] if first and len(first[0]) == len(leaves) else [None] * len(leaves)
             out = []
-            for leaf, like in zip(leaves, likes):
-                var = to_variable(leaf, like if hasattr(like, "dtype") else None)
+            for j, (leaf, like) in enumerate(zip(leaves, likes)):
+                var = to_variable(leaf, like if is_static(like) else None)
                 if var is None and (leaf is None or is_undefined(leaf)):
                     raise TypeError(f"a conditional expression with a Tensor condition{where()} "
                                     "must give Tensors or numbers (or structures of them) on "
                                     f"both sides, got {kind(leaf)}")
+                if var is None and first and not _same_python(leaf, like):
+                    raise TypeError(
+                        f"a conditional expression with a Tensor condition{where()} gives "
+                        f"{_show(like)} on one side and {_show(leaf)} on the other; only a "
+                        "Tensor or a number can be chosen at run time")
+                if var is not None and first:
+                    var = _common_dtype(j, like, var)
+                elif var is not None and j in casts:
+                    var = _cast(var, casts[j])
                 out.append(leaf if var is None else var)
             first.append(out)
+            weak.append([is_weak(v) for v in out if is_static(v)])
             return structure.pack(tree, out)
         return run
 
-    return layers().cond(pred, branch(true_fn), branch(false_fn))
+    try:
+        result = layers().cond(pred, branch(true_fn), branch(false_fn))
+    except _NeedsCast as e:
+        # NOTE: re-trace (at most once per output): the first side's value must be cast to
+        # the dtype the second side's promotes it to
+        program.rollback_to(point)
+        casts[e.index] = e.dtype
+        return static_ifexp(pred, true_fn, false_fn, casts)
+    leaves = flatten(result)[0]
+    outs = [v for v in leaves if is_static(v)]
+    for out, t, f in zip(outs, *weak):
+        mark_weak(out, t and f)  # a number on both sides stays a weak number
+    return result
 
 
-# -- logical operators and comparisons -----------------------------------------------------------
-def convert_logical_and(x_fn, y_fn):
-    """``x and y`` with Python's value and short-circuit; a static ``x`` builds a ``cond`` so
-    ``y``'s ops run only when ``x`` is true."""
-    x = x_fn()
-    if is_static(x):
-        return _static_logical(x, y_fn, x_is_result_when=False)
-    return x if not x else y_fn()
-
-
-def convert_logical_or(x_fn, y_fn):
-    """``x or y`` with Python's value and short-circuit (see :func:`convert_logical_and`)."""
-    x = x_fn()
-    if is_static(x):
-        return _static_logical(x, y_fn, x_is_result_when=True)
-    return x if x else y_fn()
-
-
-def _static_logical(x, y_fn, x_is_result_when):
+def static_logical(x, y_fn, x_is_result_when):
+    """``x and y`` (``x_is_result_when`` False) or ``x or y`` (True) for a static ``x``: a
+    ``cond`` that evaluates ``y_fn`` only on the path where Python would."""
     lay = layers()
     pred = x if dtype_name(x) == "bool" else lay.cast(x, "bool")
     holder = [None, False]  # the common dtype, whether y is a Python number
@@ -419,7 +368,7 @@ def _static_logical(x, y_fn, x_is_result_when):
             return lay.cast(x, holder[0])
         return lay.assign(x)
 
-    program = struct.current_program()
+    program = default_main_program()
     point = program.checkpoint()
     taken_y = lay.logical_not(pred) if x_is_result_when else pred
     # y's branch is traced first: it decides the common dtype
@@ -443,30 +392,3 @@ def _numel(shape):
     for d in shape:
         n = n * d if d is not None and d >= 0 else -1
     return n
-
-
-def convert_logical_not(x):
-    """``not x``: ``logical_not`` for a static ``x`` (cast to bool first), else Python."""
-    x = _truth(x)
-    if is_static(x):
-        lay = layers()
-        return lay.logical_not(x if dtype_name(x) == "bool" else lay.cast(x, "bool"))
-    return not x
-
-
-_COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
-            "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_,
-            "IsNot": operator.is_not, "In": lambda a, b: a in b,
-            "NotIn": lambda a, b: a not in b}
-
-
-def convert_compare(left_fn, *pairs):
-    """A chained comparison ``a < b < c`` as ``(a < b) and (b < c)`` with each operand
-    evaluated once and only when needed. ``pairs`` are ``(op_name, operand_fn)``."""
-    left = left_fn()
-    op, right_fn = pairs[0]
-    right = right_fn()
-    result = _COMPARE[op](left, right)
-    if len(pairs) == 1:
-        return result
-    return convert_logical_and(lambda: result, lambda: convert_compare(lambda: right, *pairs[1:]))
