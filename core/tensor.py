@@ -21,7 +21,8 @@ from .ops.registry import get_op
 from .static.eager_types import register_eager_types
 from .unique_name import generate
 
-__all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor", "tensor_from_node"]
+__all__ = ["Tensor", "Parameter", "to_tensor", "to_variable", "is_tensor", "tensor_from_node",
+           "data_of", "rebind_data"]
 
 
 def _make_binary(name, op_type, ufunc, reflected):
@@ -293,6 +294,22 @@ def tensor_from_node(data, node, out_idx):
     constant when ``node`` is None: how code outside the eager core (the translator's run of a
     whole Program as one tape node) hands results back as tensors."""
     return _wrap(data, node, out_idx)
+
+
+def data_of(t):
+    """The array behind eager tensor ``t`` (numpy or cupy), not a copy: how code outside the
+    eager core (the translator's run of a whole Program) passes tensors to compiled plans."""
+    return t._data
+
+
+def rebind_data(t, array):
+    """Make ``t`` hold ``array`` (same shape and dtype; not copied): a Program run as one tape
+    node hands back the persistables it updated (batch_norm statistics) this way."""
+    old = t._data
+    if tuple(array.shape) != tuple(old.shape) or array.dtype != old.dtype:
+        raise ValueError(f"rebind_data on '{t.name}': {array.dtype}{list(array.shape)} does not "
+                         f"match the tensor's {old.dtype}{list(old.shape)}")
+    t._data = array
 
 
 def is_tensor(x):

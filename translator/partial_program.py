@@ -24,6 +24,7 @@ executor runs its plans, so a warm call costs a few list operations around the p
 """
 import numpy as np
 
+from core import io as _io
 from core import static as _static
 from core.autograd import Node, is_grad_enabled
 from core.backend import array_module_of, default_place, get_array_module, place_of
@@ -31,7 +32,7 @@ from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static import passes as _passes
 from core.static.codegen import compile_plan
-from core.tensor import Tensor, tensor_from_node
+from core.tensor import Tensor, data_of, rebind_data, tensor_from_node
 
 __all__ = ["PartialProgram", "RunProgramOp", "save_program"]
 
@@ -144,7 +145,7 @@ class _Backward:
             # inputs) in the backward half. Constants are kept too; all else is fed.
             if op.role != "backward" and op.type != "cond" and \
                     (op_reads(op) or not op_writes(op)):
-                bgb._remove_op(k)
+                bgb.remove_op(k)
         written = {n for op in bgb.ops for n in op_writes(op)}
         fed = set(owner.in_names) | set(owner.param_names) | set(self.seed_names)
         saved = []
@@ -204,7 +205,7 @@ class PartialProgram:
         if arrays:
             return place_of(arrays[0])
         if self.param_tensors:
-            return place_of(self.param_tensors[0]._data)
+            return self.param_tensors[0].place
         return default_place()
 
     def _grad_program(self):
@@ -221,9 +222,9 @@ class PartialProgram:
 
     def __call__(self, tensors):
         """The eager output tensors (in ``outputs`` order) for input ``tensors``."""
-        arrays = [t._data if isinstance(t, Tensor) else t for t in tensors]
+        arrays = [data_of(t) if isinstance(t, Tensor) else t for t in tensors]
         params = self.param_tensors
-        values = arrays + [p._data for p in params]
+        values = arrays + [data_of(p) for p in params]
         place = self._place(arrays)
         needs = False
         if is_grad_enabled() and self.diff_outputs:
@@ -268,7 +269,7 @@ class PartialProgram:
             for name, value in zip(runner.writes, written):
                 p = by_name.get(name)
                 if p is not None:
-                    p._data = value
+                    rebind_data(p, value)
 
     def _backward(self, ins, outs, douts, run_seed=None):
         grad = self._grad
@@ -314,8 +315,6 @@ def save_program(dirname, program, inputs, outputs, parameters, feed=None, fetch
 
     ``feed`` / ``fetch`` are index lists into ``inputs`` / ``outputs`` (all when None).
     Returns the fetch names (as :func:`core.io.save_inference_model` does)."""
-    from core import io as _io
-
     feed_vars = _pick(inputs, feed, "feed", "inputs")
     fetch_vars = _pick(outputs, fetch, "fetch", "outputs")
     if not fetch_vars:
@@ -324,8 +323,8 @@ def save_program(dirname, program, inputs, outputs, parameters, feed=None, fetch
     gb = infer.global_block()
     scope = _static.Scope()
     for name, p in parameters:
-        scope.var(name).get_tensor().set(p._data)
-    exe = _static.Executor(place_of(parameters[0][1]._data) if parameters else default_place())
+        scope.var(name).get_tensor().set(data_of(p))
+    exe = _static.Executor(parameters[0][1].place if parameters else default_place())
     with _static.scope_guard(scope):
         return _io.save_inference_model(dirname, [v.name for v in feed_vars],
                                         [gb.var(v.name) for v in fetch_vars], exe,

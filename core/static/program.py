@@ -159,9 +159,12 @@ class Block:
         self.program._bump()
         return op
 
-    def _remove_op(self, index):
+    def remove_op(self, index):
+        """Delete the operator at ``index`` (the program's plan cache is invalidated)."""
         del self.ops[index]
         self.program._bump()
+
+    _remove_op = remove_op  # PaddlePaddle's spelling
 
     def _remove_var(self, name):
         del self.vars[name]

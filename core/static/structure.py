@@ -1,7 +1,7 @@
 """Nested structures (tuples, lists, dicts) of values: flatten, pack, compare.
 
 Used by ``cond`` / ``while_loop`` to match what the branches or the body return, and by the
-translator's runtime (``translator/convert_struct.py``) to split a value that crosses a static
+translator's runtime (``translator/control_flow/``) to split a value that crosses a static
 ``cond`` / ``while_loop`` into leaves. A tree describes a structure: :data:`LEAF` marks each leaf
 position, a container is ``(type, keys, children)`` (``keys`` the dict keys in leaf order,
 None for a tuple or list). Leaves are counted depth first.

@@ -24,7 +24,7 @@ def _resolve(module, current, level):
         parts = current.split("/")[:-level] + (module.split(".") if module else [])
     else:
         parts = (module or "").split(".")
-        if parts[0] != "core":
+        if parts[0] not in ("core", "translator"):
             return None
     path = "/".join(parts)
     if (ROOT / f"{path}.py").is_file():
@@ -56,8 +56,8 @@ def _imports(rel):
     return out
 
 
-def _core_files():
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "core").rglob("*.py")
+def _core_files(package="core"):
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / package).rglob("*.py")
                   if "__pycache__" not in p.parts)
 
 
@@ -93,6 +93,34 @@ def test_no_import_cycle_among_core_files(graph):
     edges = {f: sorted({t for t, _, _ in imps}) for f, imps in graph.items()}
     cycle = _cycle(edges)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_no_import_cycle_in_the_translator_and_core_never_imports_it(graph):
+    tr = {f: _imports(f) for f in _core_files("translator")}
+    edges = {f: sorted({t for t, _, _ in imps}) for f, imps in tr.items()}
+    cycle = _cycle(edges)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+    up = [f"{f}:{line} -> {t}" for f, imps in graph.items() for t, line, _ in imps
+          if t.startswith("translator/")]
+    assert not up, up
+
+
+def test_translator_uses_no_private_core_name():
+    """No ``from core.x import _y`` and no ``_y`` attribute of a core module, class or object
+    the translator got from core (``core.x._y``, ``Block._remove_op``, ``tensor._data``)."""
+    private_core_attrs = {"_data", "_remove_op", "_remove_var", "_bump", "_state", "_wrap",
+                          "_grad_state", "_find_var_recursive", "_node", "_grad"}
+    bad = []
+    for rel in _core_files("translator"):
+        tree = ast.parse((ROOT / rel).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("core"):
+                bad += [f"{rel}:{node.lineno} {a.name}" for a in node.names
+                        if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr in private_core_attrs and \
+                    not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+                bad.append(f"{rel}:{node.lineno} .{node.attr}")
+    assert not bad, "translator uses private core names:\n" + "\n".join(bad)
 
 
 def test_cycle_finder_reports_a_cycle():

@@ -420,3 +420,19 @@ def test_unsupported_constants_and_integer_backward_give_clear_errors():
     n = core.to_tensor(np.arange(3), stop_gradient=False)
     with pytest.raises(TypeError, match=r"backward\(\) needs a floating-point tensor, got int64"):
         (n * 2).backward()
+
+
+def test_data_of_is_the_backing_array_and_rebind_data_checks_its_argument():
+    from core.tensor import data_of, rebind_data
+
+    t = core.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    arr = data_of(t)
+    arr[0, 0] = 7.0  # not a copy: the tensor sees it
+    assert t.numpy()[0, 0] == 7.0
+    new = np.ones((2, 3), "float32")
+    rebind_data(t, new)
+    assert data_of(t) is new
+    with pytest.raises(ValueError, match=r"float32\[3, 2\].*float32\[2, 3\]"):
+        rebind_data(t, np.ones((3, 2), "float32"))
+    with pytest.raises(ValueError, match="float64"):
+        rebind_data(t, np.ones((2, 3), "float64"))

@@ -23,7 +23,7 @@ from core import layers as L
 from translator import ProgramTranslator, declarative
 
 from .test_fidelity import both_forms, i64
-from .test_setitem_control_flow import NEG, POS, V, X
+from .transformers.test_setitem_control_flow import NEG, POS, V, X
 from .three_way import assert_same, run_declarative, run_eager, run_program
 
 

@@ -335,3 +335,21 @@ def test_checkpoint_and_rollback_to_undo_a_trace():
     assert prog.current_block() is gb and prog._version > version
     with pytest.raises(ValueError, match="not a checkpoint"):
         prog.rollback_to((5, 0, 0, ()))
+
+
+def test_remove_op_deletes_the_operator_and_invalidates_the_plan_cache():
+    prog = static.Program()
+    with static_mode_guard(), static.program_guard(prog):
+        x = static.data("x", [2], "float32")
+        y = layers.scale(x, 2.0)
+        z = layers.scale(x, 3.0)
+    exe = static.Executor()
+    feed = {"x": np.ones(2, "float32")}
+    assert exe.run(prog, feed=feed, fetch_list=[y])[0].tolist() == [2.0, 2.0]
+    gb = prog.global_block()
+    n = len(gb.ops)
+    idx = next(i for i, op in enumerate(gb.ops) if z.name in op.output_arg_names)
+    gb.remove_op(idx)
+    assert len(gb.ops) == n - 1 and all(z.name not in op.output_arg_names for op in gb.ops)
+    assert gb._remove_op == gb.remove_op  # PaddlePaddle's spelling
+    assert exe.run(prog, feed=feed, fetch_list=[y])[0].tolist() == [2.0, 2.0]
