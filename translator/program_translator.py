@@ -355,7 +355,7 @@ def _initialise_parameters(concrete):
         value = tensor.numpy()
         var = main.vars.get(name)
         if isinstance(var, _static.Parameter):
-            block.create_parameter(name, list(value.shape), value.dtype.name)
+            block.add_parameter(name, list(value.shape), value.dtype.name)
         else:
             block.create_var(name=name, shape=list(value.shape), dtype=value.dtype.name,
                              persistable=True)
