@@ -229,9 +229,8 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
     copied into a buffer reused by every row (runs of ``kw * C`` floats) and one GEMM
     ``d.T @ rows`` gives ``dFilter[:, :, i, :]`` (measured: faster than ``kh * kw`` GEMMs of
     ``C`` columns each, as fast as one GEMM over all the columns with a ``kh``-th of their
-    memory). The input gradient: one
-    batched GEMM gives each tap ``(i, j)``'s gradient ``d @ Filter[:, :, i, j]`` as a
-    contiguous ``[N, OH, OW, C]`` block, added onto a channels-last image at once."""
+    memory). The input gradient: :func:`_rows_input_grad`, copied out channels-last
+    (``nhwc``) or NCHW."""
     n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     d = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1)).reshape(-1, m)
     dx = dw_ = None
@@ -254,31 +253,36 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
 
 
 def _rows_input_grad(xp, d, w, g):
-    """The padded channels-last input gradient ``[N, Hp, Wp, C]`` of the rows layout from
-    ``d`` ``[N*OH*OW, M]``, summing each pixel's window contributions in tap order ``(i, j)``.
+    """The padded input gradient ``[N, Hp, Wp, C]`` of the rows layout (any memory layout)
+    from ``d`` ``[N*OH*OW, M]``: tap ``(i, j)``'s gradient ``d @ Filter[:, :, i, j]`` added
+    onto the image, taps in row-major order.
 
-    Narrow outputs (``OW`` at most ``2 * kw``, undilated columns, e.g. 20 -> 50 channels on
-    12x12) take one GEMM ``d @ Filter`` giving the window rows ``[N, OH, OW, kh, kw*C]``
-    (measured twice as fast as ``kh * kw`` GEMMs of ``C`` columns each), then one slice-add
-    per kernel row and output column of ``kw * C`` contiguous floats, output columns in
-    descending order so that each pixel still takes its taps in order ``(i, j)``. Wider ones
-    take one batched GEMM giving every tap's ``[N*OH*OW, C]`` block, added at once (``kh * kw``
-    slice-adds over whole output rows)."""
+    * batch-last (unit column stride and ``N >= C``, e.g. 20 -> 50 channels at batch 64):
+      ``d`` copied as ``[M, OH, OW, N]`` (small), one GEMM ``Filter.T @ d`` gives every
+      tap's block ``[C, OH, OW, N]`` at once (measured faster than ``kh * kw`` GEMMs of
+      ``C`` columns each), added onto a ``[C, Hp, Wp, N]`` image in runs of ``OW * N``
+      floats;
+    * otherwise one batched GEMM gives every tap's ``[N, OH, OW, C]`` block, added onto a
+      channels-last image in runs of ``OW * C`` (unit stride) or ``C`` floats."""
     n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
-    img = xp.zeros((n, h + t + b, wd + lft + r, c), dtype=xp.result_type(d.dtype, w.dtype))
-    if dw == 1 and ow <= 2 * kw:
-        wr = w.transpose(0, 2, 3, 1).reshape(m, kh * kw * c)
-        win = xp.matmul(d, wr).reshape(n, oh, ow, kh, kw * c)
-        flat = img.reshape(n, img.shape[1], -1)
+    hp, wp = h + t + b, wd + lft + r
+    dtype = xp.result_type(d.dtype, w.dtype)
+    if sw == 1 and n >= c:
+        dt = xp.empty((m, oh, ow, n), dtype=d.dtype)
+        dt[...] = d.reshape(n, oh, ow, m).transpose(3, 1, 2, 0)
+        wt = w.transpose(2, 3, 1, 0).reshape(kh * kw * c, m)
+        taps = xp.matmul(wt, dt.reshape(m, -1)).reshape(kh, kw, c, oh, ow, n)
+        img = xp.zeros((c, hp, wp, n), dtype=dtype)
         for i in range(kh):
             rows_i = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
-            for x in range(ow - 1, -1, -1):
-                flat[:, rows_i, x * sw * c:(x * sw + kw) * c] += win[:, :, x, i]
-        return img
+            for j in range(kw):
+                img[:, rows_i, j * dw:j * dw + ow] += taps[i, j]
+        return img.transpose(3, 1, 2, 0)
     # NOTE: one batched GEMM gives every tap's [N*OH*OW, C] block at once (measured
     # faster than a GEMM per tap into a reused buffer, at kh*kw times the memory)
     taps = xp.matmul(d, w.transpose(2, 3, 0, 1).reshape(kh * kw, m, c))
     taps = taps.reshape(kh, kw, n, oh, ow, c)
+    img = xp.zeros((n, hp, wp, c), dtype=dtype)
     for i in range(kh):
         rows_i = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
         for j in range(kw):
