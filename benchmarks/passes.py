@@ -1,7 +1,7 @@
 """The optimisation passes' goals, measured in one run: static programs with the passes on and
 off, eager mode, ``@declarative`` and hand-written numpy.
 
-    python benchmarks/passes.py [--repeat N]
+    python benchmarks/passes.py [--repeat N] [--clock wall|cpu] [--only mnist|rnn|saved]
 
 Workloads (each checked for the same result before it is timed):
 
@@ -49,17 +49,23 @@ from translator import declarative  # noqa: E402
 OFF = static.BuildStrategy(enable_passes=False)
 
 
+#: the clock that times each call: wall time, or (``--clock cpu``) this process's CPU time,
+#: which time slices lost to other processes on a shared machine do not inflate
+CLOCK = {"clock": time.perf_counter}
+
+
 def interleaved(fns, rounds, warmup=2):
     """``{name: median seconds}`` of the functions in ``fns`` run in turn, round by round."""
     for fn in fns.values():
         for _ in range(warmup):
             fn()
+    clock = CLOCK["clock"]
     times = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             fn()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
@@ -238,19 +244,35 @@ def show(title, row, ratios):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=30, help="rounds per workload")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="time each call by wall time or by the process's CPU time (steadier "
+                         "on a shared machine; counts every thread's time)")
+    ap.add_argument("--only", choices=("mnist", "rnn", "saved"), default=None,
+                    help="run one workload")
     args = ap.parse_args(argv)
-    print(f"medians of {args.repeat}+ interleaved rounds (CPU, numpy {np.__version__})")
-    show("MNIST train step, batch 64", mnist_train(args.repeat),
-         [("static", "eager"), ("static", "numpy"), ("static, passes off", "numpy"),
-          ("eager", "numpy"), ("declarative", "eager"), ("numpy GEMMs only", "numpy")])
-    show("RNN 100 steps, while_loop / Python for", rnn(args.repeat * 3, False),
+    CLOCK["clock"] = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"medians of {args.repeat}+ interleaved rounds (CPU, numpy {np.__version__}, "
+          f"{args.clock} clock, load average {os.getloadavg()[0]:.2f})")
+    if args.only in (None, "mnist"):
+        show("MNIST train step, batch 64", mnist_train(args.repeat),
+             [("static", "eager"), ("static", "numpy"), ("static, passes off", "numpy"),
+              ("eager", "numpy"), ("declarative", "eager"), ("numpy GEMMs only", "numpy")])
+    if args.only in (None, "rnn"):
+        rnn_rows(args.repeat)
+    if args.only in (None, "saved"):
+        for batch, row in saved_mnist(args.repeat).items():
+            show(f"saved MNIST model, batch {batch}", row,
+                 [("static", "numpy"), ("static, passes off", "numpy")])
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+
+
+def rnn_rows(repeat):
+    """The two RNN workloads' tables."""
+    show("RNN 100 steps, while_loop / Python for", rnn(repeat * 3, False),
          [("static", "numpy"), ("static, passes off", "numpy"), ("declarative for", "numpy"),
           ("declarative for, passes off", "numpy")])
-    show("RNN, data-dependent while + cond", rnn(args.repeat * 3, True),
+    show("RNN, data-dependent while + cond", rnn(repeat * 3, True),
          [("static", "numpy"), ("static, passes off", "numpy")])
-    for batch, row in saved_mnist(args.repeat).items():
-        show(f"saved MNIST model, batch {batch}", row,
-             [("static", "numpy"), ("static, passes off", "numpy")])
 
 
 if __name__ == "__main__":

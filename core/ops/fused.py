@@ -276,14 +276,19 @@ class relu_pool2d(OpDef):
         if pool is None:
             return None
         maximum = xp.maximum
-        return lambda x: maximum(pool(x), 0)
+
+        def kernel(x):
+            out = pool(x)  # NOTE: a fresh array (the pool kernels never return a view of x)
+            return maximum(out, 0, out=out)
+
+        return kernel
 
     def backward(self, ctx, ins, outs, douts, **attrs):
         # NOTE: windows whose maximum is <= 0 pass nothing (relu'(x) = 0 there, as relu's
-        # gradient at 0 is 0); the others route to their first maximum, where X > 0
-        out = outs[0]
-        masked = douts[0] * (out > 0)
-        return get_op("pool2d").backward(ctx, ins, [out], [masked], **attrs)
+        # gradient at 0 is 0); the others route to their first maximum, where X > 0. The
+        # pool gradient applies that mask itself (no masked copy of dOut).
+        return get_op("pool2d").grad(ctx, ins[0], outs[0], douts[0], positive_only=True,
+                                     **attrs)
 
 
 def _check_max(attrs):

@@ -177,13 +177,25 @@ class pool2d(OpDef):
 
     def backward(self, ctx, ins, outs, douts, pooling_type, ksize, strides, paddings,
                  global_pooling, ceil_mode, exclusive, adaptive, data_format):
+        return self.grad(ctx, ins[0], outs[0], douts[0], pooling_type, ksize, strides,
+                         paddings, global_pooling, ceil_mode, exclusive, adaptive, data_format)
+
+    def grad(self, ctx, x, out, dout, pooling_type, ksize, strides, paddings, global_pooling,
+             ceil_mode, exclusive, adaptive, data_format, positive_only=False):
+        """``(dX,)``; with ``positive_only`` (max pooling only) windows whose ``out`` is not
+        positive pass nothing, as if ``dout`` were masked with ``out > 0`` first: what the
+        gradient of ``relu(max_pool(X))`` is, given its output ``out``."""
         xp = ctx.xp
-        x = _to_nchw(ins[0], data_format)
-        dout = _to_nchw(douts[0], data_format)
+        x = _to_nchw(x, data_format)
+        dout = _to_nchw(dout, data_format)
+        out = _to_nchw(out, data_format)
         mode, kh, kw, sh, sw, pads, oh, ow = _plan(x.shape, pooling_type, ksize, strides,
                                                    paddings, global_pooling, ceil_mode,
                                                    adaptive)
         is_max = pooling_type == "max"
+        if positive_only and (not is_max or mode != "window"):
+            dout = dout * (out > 0)
+            positive_only = False
         n, c, h, w = x.shape
         if mode == "global":
             if is_max:
@@ -203,8 +215,8 @@ class pool2d(OpDef):
             if not exact:
                 img[...] = 0
             if is_max:
-                self._max_grad(xp, pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype)),
-                               _to_nchw(outs[0], data_format), dout, img, kh, kw, sh, sw)
+                _max_grad(xp, pad_nchw(xp, x, t, b, lft, r, _lowest(xp, x.dtype)), out, dout,
+                          img, kh, kw, sh, sw, positive_only)
             else:
                 d = dout / self._divisor(xp, geo, kh, kw, sh, sw, oh, ow, exclusive, x.dtype)
                 for i in range(kh):
@@ -213,28 +225,39 @@ class pool2d(OpDef):
             dx = img[:, :, t:t + h, lft:lft + w]
         return (_from_nchw(dx.astype(x.dtype, copy=False), data_format),)
 
-    @staticmethod
-    def _max_grad(xp, xpad, out, dout, img, kh, kw, sh, sw):
-        """Add ``dout`` into ``img`` at each window's first maximum, tap by tap."""
-        oh, ow = out.shape[2:]
-        disjoint = sh >= kh and sw >= kw
-        # NOTE: `free` marks windows whose maximum was not met yet; scanning the taps in
-        # row-major order gives the first maximum, with no argmax copy of the windows.
-        free = xp.ones_like(out, dtype=bool)
-        hit = xp.empty_like(free)
-        if memory_order(dout) != memory_order(out):
-            dout2 = xp.empty_like(out)
-            dout2[...] = dout
-            dout = dout2
-        for i in range(kh):
-            for j in range(kw):
-                idx = tap(i, j, oh, ow, sh, sw)
+
+def _max_grad(xp, xpad, out, dout, img, kh, kw, sh, sw, positive_only=False):
+    """Write (disjoint windows) or add ``dout`` into ``img`` at each window's first maximum,
+    tap by tap. With ``positive_only`` only windows whose maximum ``out`` is positive take
+    part (the gradient of ``relu(max_pool(X))``): ``dout`` needs no mask, and a window
+    still unmatched at the last tap has its maximum there, so that tap needs no comparison.
+
+    Each written value is ``hit * dout`` (``0 * dout`` where nothing is hit, a zero of
+    ``dout``'s sign), as the masked ``dout * (out > 0)`` gave."""
+    oh, ow = out.shape[2:]
+    disjoint = sh >= kh and sw >= kw
+    # NOTE: `free` marks windows whose maximum was not met yet; scanning the taps in
+    # row-major order gives the first maximum, with no argmax copy of the windows.
+    free = xp.greater(out, 0) if positive_only else xp.ones_like(out, dtype=bool)
+    hit = xp.empty_like(free)
+    if memory_order(dout) != memory_order(out):
+        dout2 = xp.empty_like(out)
+        dout2[...] = dout
+        dout = dout2
+    last = (kh - 1, kw - 1)
+    for i in range(kh):
+        for j in range(kw):
+            idx = tap(i, j, oh, ow, sh, sw)
+            if positive_only and (i, j) == last:
+                hit = free  # NOTE: every window still free has its (positive) maximum here
+            else:
                 xp.equal(xpad[idx], out, out=hit)
                 hit &= free
-                if disjoint:  # each pixel is in at most one window: write, do not add
-                    xp.multiply(hit, dout, out=img[idx])
-                else:
-                    img[idx] += hit * dout
+            if disjoint:  # each pixel is in at most one window: write, do not add
+                xp.multiply(hit, dout, out=img[idx])
+            else:
+                img[idx] += hit * dout
+            if hit is not free:
                 free ^= hit  # hit is a subset of free
 
 

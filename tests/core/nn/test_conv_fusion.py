@@ -24,6 +24,8 @@ GEOMETRIES = {
     "taps": dict(shape=(2, 1, 9, 8), filters=3, size=3, kw={}),
     # many channels: channels-last rows, one GEMM
     "rows": dict(shape=(2, 6, 7, 7), filters=4, size=3, kw={"stride": 2, "padding": 1}),
+    # rows with batch >= channels: the input gradient on a batch-last image
+    "rows-batch-last": dict(shape=(8, 4, 6, 6), filters=5, size=3, kw={"padding": 1}),
     # grouped: per-sample columns, a matmul per group
     "groups": dict(shape=(2, 4, 6, 6), filters=6, size=2, kw={"groups": 2, "dilation": 2}),
 }
@@ -132,3 +134,35 @@ def test_pool2d_keeps_a_channels_last_layout_and_its_values(attrs):
             op.backward(ctx, [xl], [out_l], [d], **full)
         np.testing.assert_array_equal(dx_l, dx)
         assert memory_order(dx_l) == (0, 2, 3, 1)
+
+
+@pytest.mark.parametrize("op_type", ["conv2d", "conv2d_fusion"])
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_input_gradient_of_a_batch_matches_its_samples_one_by_one(op_type, data_format):
+    """A batch of 8 images of 4 channels takes the batch-last input gradient, each image alone
+    (batch 1 < 4 channels) the per-tap one: the two agree, and each is a fresh array."""
+    x = r.uniform(-1, 1, (8, 4, 7, 6)).astype(np.float32)
+    w = r.uniform(-1, 1, (5, 4, 3, 2)).astype(np.float32)
+    b = r.uniform(-1, 1, 5).astype(np.float32)
+    if data_format == "NHWC":
+        x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    opdef = get_op(op_type)
+    attrs = opdef.full_attrs({"paddings": [1, 0], "dilations": [2, 1],
+                              "data_format": data_format})
+    ins = [x, w, b] if op_type == "conv2d_fusion" else [x, w]
+    needs = (True, False, False) if op_type == "conv2d_fusion" else (True, False)
+
+    def input_grad(ins, seed=None):
+        ctx = KernelContext(np, None, needs_grad=needs)
+        outs = opdef.forward(ctx, *ins, **attrs)
+        outs = list(outs) if isinstance(outs, tuple) else [outs]
+        if seed is None:
+            seed = r.uniform(-1, 1, outs[0].shape).astype(np.float32)
+        grads = opdef.backward(ctx, ins, outs, [seed] + [None] * (len(outs) - 1), **attrs)
+        return grads[0], seed
+
+    whole, seed = input_grad(ins)
+    one_by_one = np.concatenate([input_grad([x[k:k + 1]] + ins[1:], seed[k:k + 1])[0]
+                                 for k in range(8)])
+    np.testing.assert_allclose(whole, one_by_one, rtol=1e-5, atol=1e-5)
+    assert whole.shape == x.shape and not np.shares_memory(whole, x)

@@ -78,6 +78,16 @@ CASES = {
         Case([nonzero_distinct(1, 2, 4, 4) - 0.3], {"pooling_type": "max", "ksize": [2, 2],
                                                     "strides": [2, 2]},
              ref=relu_pool_ref, name="mostly-negative"),
+        # partial windows: the last tap of the edge windows lies in the padding
+        Case([nonzero_distinct(1, 2, 5, 5) - 0.2], {"pooling_type": "max", "ksize": [2, 2],
+                                                    "strides": [2, 2], "ceil_mode": True},
+             ref=relu_pool_ref, name="ceil"),
+        Case([nonzero_distinct(2, 3, 2, 3) - 0.4], {"pooling_type": "max",
+                                                    "global_pooling": True},
+             ref=relu_pool_ref, name="global"),
+        Case([nonzero_distinct(2, 4, 4, 3) - 0.3], {"pooling_type": "max", "ksize": [2, 2],
+                                                    "strides": [1, 1], "data_format": "NHWC"},
+             ref=relu_pool_ref, name="overlap-nhwc"),
     ],
     "fused_elementwise": [
         Case([[f32(3, 4), f32(3, 4), f32(4)]], {"steps": CHAIN},

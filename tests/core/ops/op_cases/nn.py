@@ -186,6 +186,12 @@ CASES = {
              ref=conv_ref, name="rows-stride-dilation"),
         Case([f32(2, 4, 4, 3), f32(2, 3, 2, 2)], {"data_format": "NHWC", "paddings": [1, 1]},
              ref=conv_ref, name="rows-nhwc"),
+        # N >= C with unit column stride: the input gradient's batch-last image
+        Case([f32(3, 3, 6, 5), f32(2, 3, 3, 3)], {"strides": [2, 1], "dilations": [2, 1],
+                                                 "paddings": [1, 0, 1, 1]},
+             ref=conv_ref, name="rows-batch-last"),
+        Case([f32(4, 5, 5, 3), f32(3, 3, 2, 3)], {"data_format": "NHWC", "paddings": [0, 1]},
+             ref=conv_ref, name="rows-batch-last-nhwc"),
     ],
     # tap-major columns (few channels), grouped per-sample columns, channels-last rows
     "conv2d_fusion": [
@@ -201,6 +207,9 @@ CASES = {
               "activation": "relu"}, ref=fusion_ref, name="rows-relu"),
         Case([f32(2, 4, 4, 3), f32(2, 3, 2, 2), f32(2)],
              {"data_format": "NHWC", "paddings": [1, 1]}, ref=fusion_ref, name="rows-nhwc"),
+        Case([f32(3, 3, 6, 5), f32(2, 3, 3, 3), f32(2)],
+             {"paddings": [1, 0, 1, 1], "activation": "relu"}, ref=fusion_ref,
+             name="rows-batch-last-relu"),
     ],
     "pool2d": [
         Case([distinct(1, 2, 4, 4)], {"ksize": [2, 2], "strides": [2, 2]}, ref=pool_ref,
