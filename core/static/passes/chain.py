@@ -118,9 +118,10 @@ def fuse(program, feed_names, fetch_names, matcher, rewriter):
     ``rewriter(block, chain, grads, *extra)``. Training programs: global block only (see the package
     docstring). Returns the number of chains fused."""
     blocks = program.blocks[:1] if has_grad_ops(program) else program.blocks
-    fused = 0
+    fused, uses = 0, None
     for block in blocks:
-        uses = Uses(program, feed_names, fetch_names)
+        if uses is None:  # NOTE: program-wide, so rebuilt only after a block was rewritten
+            uses = Uses(program, feed_names, fetch_names)
         plans, taken = [], set()
         for op in block.ops:
             if id(op) in taken:
@@ -132,6 +133,8 @@ def fuse(program, feed_names, fetch_names, matcher, rewriter):
         for plan in plans:
             rewriter(block, *plan)
             fused += 1
+        if plans:
+            uses = None
     if fused:
         program._bump()
     return fused

@@ -36,8 +36,13 @@ def run(program, feed_names, fetch_names):
             break
         _rewrite(program, *found)
         hoisted += 1
+    uses = None
     for block in program.blocks:
-        hoisted += _unrolled(program, block, Uses(program, feed_names, fetch_names))
+        if uses is None:  # NOTE: program-wide, so rebuilt only after a block was rewritten
+            uses = Uses(program, feed_names, fetch_names)
+        done = _unrolled(program, block, uses)
+        if done:
+            hoisted, uses = hoisted + done, None
     if hoisted:
         program._bump()
     return hoisted

@@ -465,3 +465,35 @@ def test_training_through_a_cond_with_passes_on_and_off():
     fetch = [loss] + [p.name for p in main.all_parameters()]
     _same(_run(main, {"x": xv}, fetch, startup=startup, steps=4),
           _run(main, {"x": xv}, fetch, OFF, startup=startup, steps=4))
+
+
+def test_fusions_read_the_program_once_per_pass_when_no_block_is_rewritten(monkeypatch):
+    # the use tables are program-wide: one per fusion pass, not one per block (a program of
+    # many nested blocks took seconds to compile when every block rebuilt them)
+    from core.static.passes import chain, graph, loop_gemm
+
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), static_mode_guard():
+        x = static.data("x", [2, 4], "float32")
+        out = x
+        for k in range(6):
+            out = layers.cond(layers.reduce_sum(out) > float(k),
+                              lambda v=out: layers.tanh(v), lambda v=out: layers.sigmoid(v))
+    assert len(main.blocks) == 13
+    built = []
+    real = graph.Uses
+
+    class Counting(real):
+        def __init__(self, *a, **kw):
+            built.append(1)
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(chain, "Uses", Counting)
+    monkeypatch.setattr(loop_gemm, "Uses", Counting)
+    fused = chain.fuse(main, ["x"], [out.name], lambda uses, block, op: None, None)
+    assert fused == 0 and len(built) == 1
+    built.clear()
+    assert loop_gemm.run(main, ["x"], [out.name]) == 0
+    assert len(built) == 2  # the hoisting search, then one table for every block
+    feed = {"x": np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)}
+    _same(_run(main, feed, [out]), _run(main, feed, [out], OFF))
