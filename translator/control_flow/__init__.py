@@ -162,7 +162,7 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
     head or after the loop) and the attributes / items ``targets`` the body assigns."""
     pred = cond_fn()
     while True:
-        pred = pred.truth if is_union(pred) and pred.truth is not None else pred
+        pred = _truth(pred)
         if is_static(pred):
             restore = restore_others(body_fn, loop_vars)
             get_args, set_args, names = carried(body_fn, loop_vars, targets)
