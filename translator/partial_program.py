@@ -73,9 +73,7 @@ class _Runner:
 
 
 #: the strategy the two halves of an optimised forward + gradient program are compiled with
-_HALF = _static.BuildStrategy(**{f: False for f in (
-    "remove_dead_ops", "constant_folding", "fuse_conv_bias_act_ops", "fuse_gemm_epilogue",
-    "fuse_elewise_add_act_ops", "hoist_loop_invariant_gemm")})
+_HALF = _static.BuildStrategy.memory_planning_only()
 
 
 def _is_random(op_type):

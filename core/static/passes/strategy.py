@@ -65,6 +65,12 @@ class BuildStrategy:
             raise TypeError(f"BuildStrategy.{name} must be True or False, got {value!r}")
         object.__setattr__(self, name, value)
 
+    @classmethod
+    def memory_planning_only(cls):
+        """A strategy with every rewriting pass off and memory planning on: for programs whose
+        operators the passes already rewrote (the halves of a declarative training call)."""
+        return cls(**{n: n in ("enable_passes", "enable_inplace") for n in cls._FIELDS})
+
     def key(self):
         """A hashable summary (part of the executor's plan cache key)."""
         return tuple(getattr(self, n) for n in self._FIELDS)

@@ -293,6 +293,14 @@ def test_build_strategy_fields():
         passes.set_enabled("no")
 
 
+def test_memory_planning_only_strategy_runs_no_rewriting_pass():
+    s = static.BuildStrategy.memory_planning_only()
+    assert s.enable_passes and s.enable_inplace
+    main, _startup, fetch = _conv_net()
+    _opt, report = passes.optimize(main, ["img"], [f.name for f in fetch], s)
+    assert set(dict(report)) <= {"memory"}, report
+
+
 def test_random_ops_draw_the_same_values_after_ops_before_them_are_fused():
     main, startup = static.Program(), static.Program()
     main.random_seed = 7
