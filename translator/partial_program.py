@@ -128,8 +128,9 @@ class _Backward:
         self.wrt_names = [v.name for v in wrt]
         # NOTE: forward and gradient operators are optimised together, before the split, so
         # that a fusion covers a forward chain and its gradient chain (conv2d + bias + relu
-        # and its gradient as conv2d_fusion / conv2d_fusion_grad, which reuses the windows
-        # the forward kept); the halves are then compiled with memory planning only.
+        # + max pool and its gradient as conv2d_pool2d_fusion and its gradient op, which
+        # reuses the windows and the map the forward kept); the halves are then compiled
+        # with memory planning only.
         if _passes.active(None):
             full, _ = _passes.optimize(
                 full, owner.in_names + owner.param_names + self.seed_names,

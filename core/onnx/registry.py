@@ -36,6 +36,8 @@ NOT_EXPORTABLE = {
           "exported programs hold the unfused mul / matmul, elementwise_add and activation",
     "fused_elementwise": "made by the executor's optimisation passes on its private clone; "
                          "exported programs hold the unfused elementwise ops",
+    "conv2d_pool2d_fusion": "made by the executor's optimisation passes on its private clone; "
+                            "exported programs hold conv2d, elementwise_add, relu and pool2d",
     "relu_pool2d": "made by the executor's optimisation passes on its private clone; exported "
                    "programs hold relu and pool2d",
     "linear_chain_crf": "a training loss (the CRF's negative log-likelihood); inference "

@@ -254,8 +254,9 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
 
 def _rows_input_grad(xp, d, w, g):
     """The padded input gradient ``[N, Hp, Wp, C]`` of the rows layout (any memory layout)
-    from ``d`` ``[N*OH*OW, M]``: tap ``(i, j)``'s gradient ``d @ Filter[:, :, i, j]`` added
-    onto the image, taps in row-major order.
+    from ``d`` ``[N*OH*OW, M]`` (or any view shaped ``[N, OH / ph, ph, OW / pw, pw, M]``, as
+    ``conv2d_pool2d_fusion`` passes its phase-ordered gradient): tap ``(i, j)``'s gradient
+    ``d @ Filter[:, :, i, j]`` added onto the image, taps in row-major order.
 
     * batch-last (unit column stride and ``N >= C``, e.g. 20 -> 50 channels at batch 64):
       ``d`` copied as ``[OH, OW, N, M]`` (small), one GEMM ``Filter.T @ d.T`` gives every
@@ -271,7 +272,10 @@ def _rows_input_grad(xp, d, w, g):
         # NOTE: d's rows reordered to (h, w, n) in runs of M floats and passed transposed
         # (measured: the GEMM runs as fast as from a [M, OH*OW*N] copy, the copy twice as fast)
         dt = xp.empty((oh, ow, n, m), dtype=d.dtype)
-        dt[...] = d.reshape(n, oh, ow, m).transpose(1, 2, 0, 3)
+        if d.ndim == 6:  # [N, QH, ph, QW, pw, M]: OH splits as (QH, ph), OW as (QW, pw)
+            dt.reshape(d.shape[1:5] + (n, m))[...] = d.transpose(1, 2, 3, 4, 0, 5)
+        else:
+            dt[...] = d.reshape(n, oh, ow, m).transpose(1, 2, 0, 3)
         wt = w.transpose(2, 3, 1, 0).reshape(kh * kw * c, m)
         taps = xp.matmul(wt, dt.reshape(-1, m).T).reshape(kh, kw, c, oh, ow, n)
         img = xp.zeros((c, hp, wp, n), dtype=dtype)
@@ -282,6 +286,7 @@ def _rows_input_grad(xp, d, w, g):
         return img.transpose(3, 1, 2, 0)
     # NOTE: one batched GEMM gives every tap's [N*OH*OW, C] block at once (measured
     # faster than a GEMM per tap into a reused buffer, at kh*kw times the memory)
+    d = d.reshape(-1, m)  # NOTE: a copy for a phase-ordered view (rows by position)
     taps = xp.matmul(d, w.transpose(2, 3, 0, 1).reshape(kh * kw, m, c))
     taps = taps.reshape(kh, kw, n, oh, ow, c)
     img = xp.zeros((n, hp, wp, c), dtype=dtype)

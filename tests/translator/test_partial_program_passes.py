@@ -42,11 +42,13 @@ def test_forward_and_gradient_chains_are_fused_together_and_split():
                                                   core.to_tensor(labels))
     full, bwd = concrete.partial_program.training_programs()
     types = _types(full)
-    assert types.count("conv2d_fusion") == 2 and types.count("conv2d_fusion_grad") == 2
-    assert "relu_pool2d" in types and "relu_pool2d_grad" in types and "fc_grad" in types
-    assert "conv2d" not in types and "conv2d_grad" not in types
+    # each conv + bias + ReLU + 2x2 max pool is one op, and its gradient one op
+    assert types.count("conv2d_pool2d_fusion") == 2
+    assert types.count("conv2d_pool2d_fusion_grad") == 2 and "fc_grad" in types
+    assert "conv2d" not in types and "conv2d_grad" not in types and "pool2d" not in types
     bwd_types = _types(bwd)  # the gradient half reads the saved forward values
-    assert bwd_types.count("conv2d_fusion_grad") == 2 and "conv2d_fusion" not in bwd_types
+    assert bwd_types.count("conv2d_pool2d_fusion_grad") == 2
+    assert "conv2d_pool2d_fusion" not in bwd_types
     # the same values as without passes and as eager mode
     passes.set_enabled(False)
     try:

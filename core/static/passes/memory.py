@@ -30,8 +30,9 @@ from .graph import Uses
 __all__ = ["FRESH_RESULT_OPS", "run"]
 
 #: forward ops whose output is a new array no other value refers to
-FRESH_RESULT_OPS = ("matmul", "mul", "fc", "conv2d", "conv2d_fusion", "pool2d", "softmax",
-                    "relu", "tanh", "sigmoid", "fused_elementwise", "relu_pool2d")
+FRESH_RESULT_OPS = ("matmul", "mul", "fc", "conv2d", "conv2d_fusion", "conv2d_pool2d_fusion",
+                    "pool2d", "softmax", "relu", "tanh", "sigmoid", "fused_elementwise",
+                    "relu_pool2d")
 
 
 def run(program, feed_names, fetch_names):

@@ -25,7 +25,9 @@ class BuildStrategy:
     * ``remove_dead_ops``: dead-code elimination.
     * ``constant_folding``: ops whose inputs are all constants are evaluated once.
     * ``fuse_conv_bias_act_ops``: ``conv2d`` + bias ``elementwise_add`` (+ ``relu``) ->
-      ``conv2d_fusion`` (and the matching gradient ops -> one ``conv2d_fusion_grad``).
+      ``conv2d_fusion`` (and the matching gradient ops -> one ``conv2d_fusion_grad``); with
+      a max ``pool2d`` after it whose windows tile its output -> ``conv2d_pool2d_fusion``
+      (and one gradient op), before other max pools the ReLU moves into ``relu_pool2d``.
     * ``fuse_gemm_epilogue``: ``mul`` / ``matmul`` + bias ``elementwise_add`` (+ activation)
       -> ``fc`` (and the gradient ops likewise).
     * ``fuse_elewise_add_act_ops``: chains of elementwise ops and activations ->

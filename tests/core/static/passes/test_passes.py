@@ -39,14 +39,15 @@ def _same(a, b, exact=False):
                 np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
 
 
-def _conv_net(act="relu", train=True, fetch_inner=False, batch=None, pool="max"):
+def _conv_net(act="relu", train=True, fetch_inner=False, batch=None, pool="max", size=3,
+              stride=2):
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), static_mode_guard():
         img = static.data("img", [batch, 2, 8, 8], "float32")
         conv = core.nn.Conv2D(2, 3, 3, act=act)
         y = conv(img)
         inner = main.global_block().ops[0].output("Output")[0]
-        z = layers.pool2d(y, 2, pool_type=pool, pool_stride=2)
+        z = layers.pool2d(y, size, pool_type=pool, pool_stride=stride)
         loss = layers.mean(z)
         if train:
             core.optimizer.SGD(0.1).minimize(loss)
@@ -63,6 +64,9 @@ def test_running_with_passes_leaves_the_program_as_built():
     opt, report = passes.optimize(main, ["img"], [f.name for f in fetch])
     assert "conv2d_fusion" in _types(opt) and "conv2d_fusion" not in _types(main)
     assert dict(report)["fuse_conv"] == 2  # the chain, then its ReLU moved into the pool
+    main, _, fetch = _conv_net(size=2)  # windows tiling the map: one op for both
+    opt, report = passes.optimize(main, ["img"], [f.name for f in fetch])
+    assert _types(opt).count("conv2d_pool2d_fusion") == 1 and dict(report)["fuse_conv"] == 2
 
 
 # -- conv2d + bias + relu -----------------------------------------------------------------------
@@ -83,6 +87,50 @@ def test_conv_chain_and_its_gradients_become_conv2d_fusion(act):
     on = _run(main, {"img": x}, fetch + params, startup=startup, steps=3)
     off = _run(main, {"img": x}, fetch + params, OFF, startup=startup, steps=3)
     _same(on, off)
+
+
+@pytest.mark.parametrize("act", ["relu", None])
+@pytest.mark.parametrize("train", [True, False])
+def test_conv_and_a_tiling_max_pool_become_one_op(train, act):
+    main, startup, fetch = _conv_net(act, train=train, size=2)
+    opt, _ = passes.optimize(main, ["img"], [f.name for f in fetch])
+    types = _types(opt)
+    assert types.count("conv2d_pool2d_fusion") == 1
+    assert types.count("conv2d_pool2d_fusion_grad") == (1 if train else 0)
+    for gone in ("conv2d_fusion", "conv2d_fusion_grad", "pool2d", "pool2d_grad", "relu_pool2d"):
+        assert gone not in types
+    fused = opt.global_block().ops[types.index("conv2d_pool2d_fusion")]
+    assert fused.attrs["activation"] == ("relu" if act else "identity")
+    assert fused.attrs["ksize"] == [2, 2] and fused.attrs["pool_strides"] == [2, 2]
+    # batches 4 and 1; the negative shift leaves some windows wholly below ReLU's kink
+    for n in (4, 1):
+        x = (np.random.default_rng(n).normal(size=(n, 2, 8, 8)) - 0.5).astype(np.float32)
+        fetch_all = fetch + ([p.name for p in main.all_parameters()] if train else [])
+        _same(_run(main, {"img": x}, fetch_all, startup=startup, steps=3),
+              _run(main, {"img": x}, fetch_all, OFF, startup=startup, steps=3))
+
+
+def test_conv_pool_fusion_needs_exact_tiles_one_group_and_a_private_map():
+    # overlapping windows, a padded pool and a map side not divisible: only the ReLU moves
+    for size, stride, pad in ((3, 2, 0), (2, 2, 1), (4, 4, 0)):
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup), static_mode_guard():
+            img = static.data("img", [None, 2, 8, 8], "float32")
+            y = core.nn.Conv2D(2, 3, 3, act="relu")(img)
+            z = layers.pool2d(y, size, pool_stride=stride, pool_padding=pad)
+        types = _types(passes.optimize(main, ["img"], [z.name])[0])
+        assert "conv2d_pool2d_fusion" not in types and "relu_pool2d" in types, (size, pad)
+    # grouped convolutions keep conv2d_fusion
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), static_mode_guard():
+        img = static.data("img", [None, 2, 8, 8], "float32")
+        y = core.nn.Conv2D(2, 4, 3, groups=2, act="relu")(img)
+        z = layers.pool2d(y, 2, pool_stride=2)
+    assert "conv2d_pool2d_fusion" not in _types(passes.optimize(main, ["img"], [z.name])[0])
+    # the pre-pool map fetched: nothing fuses across it
+    main, startup, fetch = _conv_net(size=2, fetch_inner=True)
+    types = _types(passes.optimize(main, ["img"], [f.name for f in fetch])[0])
+    assert "conv2d_pool2d_fusion" not in types
 
 
 @pytest.mark.parametrize("train", [True, False])

@@ -54,7 +54,8 @@ def test_static_mnist_training_and_inference_agree_with_and_without_passes():
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
     opt, _ = passes.optimize(on[3], ["img", "label"], [])
     types = [op.type for op in opt.global_block().ops]
-    assert types.count("conv2d_fusion_grad") == 2 and "fc_grad" in types
+    # each conv + ReLU + 2x2 max pool is one op, forward and gradient
+    assert types.count("conv2d_pool2d_fusion_grad") == 2 and "fc_grad" in types
 
 
 def test_static_mnist_inference_equals_the_eager_model():

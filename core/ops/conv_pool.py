@@ -1,0 +1,223 @@
+"""``conv2d_pool2d_fusion``: ``max_pool(act(conv2d(Input, Filter) + Bias))`` in one kernel, for
+max pooling whose windows tile the convolution's output exactly (window == stride, no padding),
+``act`` ``"identity"`` or ``"relu"``.
+
+The optimisation passes make it from a ``conv2d_fusion`` followed by a max ``pool2d`` (or
+``relu_pool2d``) that alone reads its output; eager layers never run it.
+
+Why one op: pooling a channels-last map ``[N, OH, OW, M]`` over 2x2 tiles compares elements
+``M`` floats apart, so every pooling pass (forward, and the four per-tap passes of its
+gradient) runs in strides of ``M`` floats. Here the GEMM writes the convolution's output
+rows in *tile-phase order* ``(n, a, b, qy, qx)`` (output position ``(qy*ph + a, qx*pw + b)``)
+instead of ``(n, y, x)``: only the order of the window rows (or tap-major columns) changes,
+the GEMM does not. Tap ``(a, b)`` of every window is then one contiguous block ``[QH*QW*M]``
+per sample, and pooling, the ReLU and the pooling gradient run over those long blocks. The
+pooled output comes out channels-last, as ``conv2d_fusion``'s does.
+
+Outputs: ``Output`` (the pooled map), ``Columns`` (the windows, phase-ordered, as
+``conv2d_fusion`` keeps them) and ``ConvOut`` (the pre-activation convolution output as
+phase-ordered rows ``[N*OH*OW, M]``); the last two carry no gradient and serve the backward
+pass: the pooling gradient (to each window's first maximum in row-major tap order, as
+``pool2d`` routes it; with ReLU only windows whose maximum is positive pass anything), then
+``[dFilter | dBias]`` as one GEMM with ``Columns``, and the input gradient with
+``conv2d``'s kernels (the batch-last one reads the phase-ordered gradient directly).
+"""
+import numpy as np
+
+from ._shapes import ShapeError, ufunc_dtype
+from ._windows import pad_nchw, padded_nhwc, pair, pads4, window_view
+from .conv import (_FUSED_ACTS, _check_format, _geometry, _nchw_shape, _per_sample_grads,
+                   _rows_input_grad, _uses_rows, _with_ones)
+from .registry import KernelContext, Meta, OpDef, register_op
+
+__all__ = ["conv2d_pool2d_fusion", "tiles_exactly"]
+
+_POOL_ATTRS = {"pooling_type": "max", "ksize": [2, 2], "pool_strides": [2, 2],
+               "pool_paddings": [0, 0]}
+
+
+def tiles_exactly(oh, ow, ksize, strides, paddings):
+    """Whether max-pooling windows ``ksize`` with ``strides`` and ``paddings`` tile an
+    ``[oh, ow]`` map exactly (window == stride, no padding, sides divisible), which is what
+    ``conv2d_pool2d_fusion`` supports."""
+    ph, pw = pair(ksize, "ksize")
+    if pair(strides, "strides") != (ph, pw) or any(pads4(paddings)) or min(ph, pw) < 1:
+        return False
+    return oh > 0 and ow > 0 and oh % ph == 0 and ow % pw == 0
+
+
+def _phase_split(view, axis_h, ph, pw):
+    """``view`` with its output-position axes ``axis_h`` (OH) and ``axis_h + 1`` (OW) split
+    into ``(QH, ph)`` and ``(QW, pw)`` and reordered as ``(ph, pw, QH, QW)`` (a view)."""
+    s = view.shape
+    oh, ow = s[axis_h], s[axis_h + 1]
+    v = view.reshape(s[:axis_h] + (oh // ph, ph, ow // pw, pw) + s[axis_h + 2:])
+    a = axis_h
+    order = tuple(range(a)) + (a + 1, a + 3, a, a + 2) + tuple(range(a + 4, v.ndim))
+    return v.transpose(order)
+
+
+def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw):
+    """``(Output, Columns, ConvOut)`` for validated geometry ``g`` (``groups == 1``)."""
+    n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
+    (sh, sw), (t, b, lft, r), (dh, dw) = g[9], g[10], g[11]
+    k = c * kh * kw
+    wb = xp.empty((k + 1, m), dtype=xp.result_type(w.dtype, bias.dtype))
+    wb[k] = bias
+    if _uses_rows(g, 1):  # rows [(n, a, b, qy, qx), (i, j, c)]
+        xpad = padded_nhwc(xp, x if nhwc else x.transpose(0, 2, 3, 1), t, b, lft, r)
+        view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
+                           order="nhwijc")
+        cols = _with_ones(xp, _phase_split(view, 1, ph, pw), (n * oh * ow, k), axis=1)
+        wb[:k].reshape(kh, kw, c, m)[...] = w.transpose(2, 3, 1, 0)
+        pre = xp.matmul(cols, wb)
+    else:  # tap-major columns [(c, i, j), (n, a, b, qy, qx)]
+        xpad = pad_nchw(xp, x.transpose(0, 3, 1, 2) if nhwc else x, t, b, lft, r)
+        view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
+        cols = _with_ones(xp, _phase_split(view, 4, ph, pw), (k, n * oh * ow), axis=0)
+        wb[:k].reshape(c, kh, kw, m)[...] = w.transpose(1, 2, 3, 0)
+        pre = xp.matmul(cols.T, wb)
+    taps = pre.reshape(n, ph * pw, -1)  # [N, tap, QH*QW*M]
+    out = xp.maximum(taps[:, 0], taps[:, 1]) if ph * pw > 1 else taps[:, 0].copy()
+    for p in range(2, ph * pw):
+        xp.maximum(out, taps[:, p], out=out)
+    if activation == "relu":
+        xp.maximum(out, 0, out=out)
+    out = out.reshape(n, oh // ph, ow // pw, m)
+    return (out if nhwc else out.transpose(0, 3, 1, 2)), cols, pre
+
+
+def _pool_grad(xp, pre, out, dout, n, taps, relu):
+    """The gradient of the phase-ordered ``pre`` [N*OH*OW, M]: each window's ``dout`` to its
+    first maximum (taps in row-major order); with ``relu`` only windows whose (activated)
+    maximum ``out`` is positive pass anything. Every pass runs over ``[QH*QW*M]`` blocks."""
+    t = pre.reshape(n, taps, -1)
+    o = out.reshape(n, 1, -1)
+    d = dout.reshape(n, 1, -1)
+    # NOTE: `free` marks windows whose maximum was not met yet (see pool.py's _max_grad)
+    free = xp.greater(o, 0) if relu else xp.ones_like(o, dtype=bool)
+    hit = xp.empty_like(free)
+    dpre = xp.empty_like(t)
+    for p in range(taps):
+        if relu and p == taps - 1:
+            hit = free  # every window still free has its (positive) maximum here
+        else:
+            xp.equal(t[:, p:p + 1], o, out=hit)
+            hit &= free
+        xp.multiply(hit, d, out=dpre[:, p:p + 1])
+        if hit is not free:
+            free ^= hit  # hit is a subset of free
+    return dpre.reshape(pre.shape)
+
+
+def _backward(xp, x, w, out, cols, pre, dout, g, nhwc, activation, ph, pw, needs):
+    need_x, need_w, need_b = needs
+    n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
+    qh, qw = oh // ph, ow // pw
+    # the pooled map and its gradient channels-last, as the phase blocks hold them
+    o = out if nhwc else out.transpose(0, 2, 3, 1)
+    dl = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1))
+    d = _pool_grad(xp, pre, xp.ascontiguousarray(o), dl, n, ph * pw, activation == "relu")
+    rows = _uses_rows(g, 1)
+    dx = dw_ = db = None
+    if need_w:
+        dwb = xp.matmul(d.T, cols) if rows else xp.matmul(cols, d).T  # [M, K + 1]
+        if rows:  # K runs over (i, j, c)
+            dw_ = dwb[:, :-1].reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
+        else:  # K runs over (c, i, j)
+            dw_ = dwb[:, :-1].reshape(w.shape)
+        dw_ = xp.ascontiguousarray(dw_)
+        db = dwb[:, -1].copy() if need_b else None
+    elif need_b:
+        db = d.sum(axis=0)
+    if need_x:
+        # [N, QH, ph, QW, pw, M]: the gradient by output position (a view of the phases)
+        d6 = d.reshape(n, ph, pw, qh, qw, m).transpose(0, 3, 1, 4, 2, 5)
+        if rows:
+            t, lft, h, wd = g[10][0], g[10][2], g[2], g[3]
+            img = _rows_input_grad(xp, d6, w, g)
+            dx = xp.ascontiguousarray(img[:, t:t + h, lft:lft + wd])  # channels-last
+            dx = dx if nhwc else dx.transpose(0, 3, 1, 2)
+        else:
+            d4 = d6.reshape(n, oh, ow, m)  # NOTE: a copy (the phases interleave)
+            dx = _per_sample_grads(xp, x, w, d4 if nhwc else d4.transpose(0, 3, 1, 2), g, 1,
+                                   nhwc, True, False)[0]
+    return dx, dw_, db
+
+
+@register_op
+class conv2d_pool2d_fusion(OpDef):
+    """``max_pool(act(conv2d(Input, Filter) + Bias))`` with tiling max-pool windows
+    (``ksize`` == ``pool_strides``, no ``pool_paddings``), ``groups == 1``, ``activation``
+    ``"identity"`` or ``"relu"``; see the module docstring."""
+
+    inputs = ("Input", "Filter", "Bias")
+    outputs = ("Output", "Columns", "ConvOut")
+    nondiff_outputs = ("Columns", "ConvOut")
+    attrs = {"strides": [1, 1], "paddings": [0, 0], "dilations": [1, 1], "groups": 1,
+             "data_format": "NCHW", "activation": "relu", **_POOL_ATTRS}
+
+    def _setup(self, x_shape, w_shape, b_shape, strides, paddings, dilations, groups,
+               data_format, activation, pooling_type, ksize, pool_strides, pool_paddings):
+        who = "conv2d_pool2d_fusion"
+        nhwc = _check_format(data_format)
+        if activation not in _FUSED_ACTS:
+            raise ShapeError(f"{who}: activation must be one of {list(_FUSED_ACTS)}, got "
+                             f"{activation!r}")
+        if groups != 1:
+            raise ShapeError(f"{who}: groups must be 1, got {groups}")
+        if pooling_type != "max":
+            raise ShapeError(f"{who}: pooling_type must be 'max', got {pooling_type!r}")
+        g = _geometry(_nchw_shape(x_shape, nhwc), w_shape, strides, paddings, dilations, 1,
+                      who=who)
+        if tuple(b_shape) != (g[4],):
+            raise ShapeError(f"{who}: Bias must have shape [{g[4]}] (one value per filter), "
+                             f"got {list(b_shape)}")
+        oh, ow = g[7], g[8]
+        if oh >= 0 and ow >= 0 and not tiles_exactly(oh, ow, ksize, pool_strides,
+                                                     pool_paddings):
+            raise ShapeError(f"{who}: the pooling windows must tile the convolution's "
+                             f"[{oh}, {ow}] output exactly (ksize == pool_strides, no "
+                             f"pool_paddings, sides divisible by ksize), got ksize {ksize}, "
+                             f"pool_strides {pool_strides}, pool_paddings {pool_paddings}")
+        ph, pw = pair(ksize, f"{who}: ksize")
+        return nhwc, g, ph, pw
+
+    def infer(self, x, w, b, **attrs):
+        nhwc, g, ph, pw = self._setup(x.shape, w.shape, b.shape, **attrs)
+        n, c, _, _, m, kh, kw, oh, ow = g[:9]
+        qh = oh // ph if oh >= 0 else -1
+        qw = ow // pw if ow >= 0 else -1
+        out = (n, qh, qw, m) if nhwc else (n, m, qh, qw)
+        rows = n * oh * ow if min(n, oh, ow) >= 0 else -1
+        cols = (rows, kh * kw * c + 1) if _uses_rows(g, 1) else (kh * kw * c + 1, rows)
+        dtype = ufunc_dtype(np.multiply, x.dtype, w.dtype)
+        return Meta(out, dtype), Meta(cols, x.dtype), Meta((rows, m), dtype)
+
+    def forward(self, ctx, x, w, bias, **attrs):
+        nhwc, g, ph, pw = self._setup(x.shape, w.shape, bias.shape, **attrs)
+        return _forward(ctx.xp, x, w, bias, g, nhwc, attrs["activation"], ph, pw)
+
+    def fast_kernel(self, xp, metas, **attrs):
+        x, w, b = metas
+        if x is None or w is None or b is None or len(x.shape) != 4 or \
+                min(x.shape[1:]) < 0 or min(w.shape) < 0:
+            return None
+        nhwc, g, ph, pw = self._setup(x.shape, w.shape, b.shape, **attrs)
+        x_rest, w_shape, forward = tuple(x.shape[1:]), tuple(w.shape), self.forward
+        ctx, activation = KernelContext(xp, None), attrs["activation"]
+
+        def kernel(x, w, bias):
+            # NOTE: the bound geometry holds only for the declared shapes (see conv2d's)
+            if x.shape[1:] != x_rest or w.shape != w_shape or bias.shape != w_shape[:1]:
+                return forward(ctx, x, w, bias, **attrs)
+            return _forward(xp, x, w, bias, (x.shape[0],) + g[1:], nhwc, activation, ph, pw)
+
+        return kernel
+
+    def backward(self, ctx, ins, outs, douts, **attrs):
+        x, w, bias = ins
+        out, cols, pre = outs
+        nhwc, g, ph, pw = self._setup(x.shape, w.shape, bias.shape, **attrs)
+        return _backward(ctx.xp, x, w, out, cols, pre, douts[0], g, nhwc, attrs["activation"],
+                         ph, pw, ctx.needs_grad)
