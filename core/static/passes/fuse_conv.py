@@ -149,7 +149,7 @@ def _rewrite_whole(block, conv, pool, grads):
                  dict(ins, **{s: outs[s] for s in outs},
                       **{"Output@GRAD": list(g_pool.inputs["Out@GRAD"])}),
                  {s: grad_slot(g_conv, s) for s in ("Input@GRAD", "Filter@GRAD", "Bias@GRAD")},
-                 attrs, g_conv)
+                 dict(attrs), g_conv)
     replace_ops(block, [g_pool, g_conv], bwd, g_conv)
 
 

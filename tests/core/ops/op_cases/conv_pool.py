@@ -40,5 +40,8 @@ CASES = {
         Case([f32(2, 5, 4, 1), f32(2, 1, 2, 3), f32(2)],
              {"data_format": "NHWC", "activation": "identity"}, ref=conv_pool_ref,
              name="taps-nhwc"),
+        # 1x1 windows: the pool is the identity, its gradient ReLU's mask
+        Case([f32(2, 3, 4, 4), f32(2, 3, 2, 2), f32(2)],
+             {"ksize": [1, 1], "pool_strides": [1, 1]}, ref=conv_pool_ref, name="1x1"),
     ],
 }
