@@ -1,7 +1,8 @@
 """Random convolution + max-pool geometries through the ``fuse_conv`` pass (fixed seed): a
 training program run with the passes and without gives the same loss and parameters (one of
-them before the convolution, so its input gradient counts too), whether the pair became ``conv2d_pool2d_fusion`` (the windows tile the map) or
-not (the ReLU moves into ``relu_pool2d``, or nothing fuses)."""
+them before the convolution, so its input gradient counts too), whether the pair became
+``conv2d_pool2d_fusion`` (the windows tile the map) or not (the ReLU moves into
+``relu_pool2d``, or nothing fuses)."""
 import numpy as np
 import pytest
 
