@@ -10,7 +10,7 @@ of them must be private too. The fused gradient operator replaces all of them.
 """
 from ..analysis import op_reads, op_writes
 from ..operator import EMPTY_VAR_NAME
-from .graph import Uses, has_grad_ops
+from .graph import has_grad_ops, uses_of
 
 __all__ = ["forward_reader", "fresh_name", "fuse", "grad_slot", "match", "out_slot"]
 
@@ -121,7 +121,7 @@ def fuse(program, feed_names, fetch_names, matcher, rewriter):
     fused, uses = 0, None
     for block in blocks:
         if uses is None:  # NOTE: program-wide, so rebuilt only after a block was rewritten
-            uses = Uses(program, feed_names, fetch_names)
+            uses = uses_of(program, feed_names, fetch_names)
         plans, taken = [], set()
         for op in block.ops:
             if id(op) in taken:

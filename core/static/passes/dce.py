@@ -11,7 +11,7 @@ no operator reads or writes any more (the private intermediates of fused chains)
 fed, fetched, persistable and data variables.
 """
 from ..analysis import op_reads, op_writes
-from .graph import Uses, attr_names, has_grad_ops
+from .graph import attr_names, has_grad_ops, uses_of
 
 __all__ = ["run"]
 
@@ -27,7 +27,7 @@ def run(program, feed_names, fetch_names):
 
 
 def _unused_vars(program, feed_names, fetch_names):
-    uses = Uses(program, feed_names, fetch_names)
+    uses = uses_of(program, feed_names, fetch_names)
     for b in program.blocks:
         for name in [n for n in b.vars if n not in uses.protected and
                      not uses.readers.get(n) and not uses.writers.get(n)]:
@@ -38,7 +38,7 @@ def _global(program, fetch_names):
     gb = program.global_block()
     needed = set(fetch_names)
     kept = []
-    uses = Uses(program, (), fetch_names)
+    uses = uses_of(program, (), fetch_names)
     for op in reversed(gb.ops):
         if uses.side_effect(gb, op) or any(n in needed for n in op_writes(op)):
             kept.append(op)
@@ -51,21 +51,30 @@ def _global(program, fetch_names):
 
 
 def _sub_blocks(program, feed_names, fetch_names):
+    """Drop sub-block operators whose outputs nothing reads, until none is left: a worklist
+    over one use table (each drop lowers the read counts of what the dropped operator read,
+    and revisits those names' writers)."""
+    uses = uses_of(program, feed_names, fetch_names)
+    reads = {n: len(ops) for n, ops in uses.readers.items()}
+    sub = {id(b) for b in program.blocks[1:]}
+    alive = {id(op) for b in program.blocks[1:] for op in b.ops}
+    work = [op for b in program.blocks[1:] for op in b.ops]
     removed = 0
-    while True:
-        uses = Uses(program, feed_names, fetch_names)
-        dropped = 0
+    while work:
+        op = work.pop()
+        if id(op) not in alive:
+            continue
+        outs = op_writes(op)
+        if not outs or uses.side_effect(op.block, op) or any(
+                n in uses.protected or reads.get(n, 0) for n in outs):
+            continue
+        alive.discard(id(op))
+        removed += 1
+        for n in op_reads(op) + attr_names(op):
+            reads[n] -= 1
+            if not reads[n]:
+                work.extend(w for w in uses.writers.get(n, ()) if id(w.block) in sub)
+    if removed:
         for b in program.blocks[1:]:
-            keep = []
-            for op in b.ops:
-                outs = op_writes(op)
-                dead = outs and not uses.side_effect(b, op) and all(
-                    n not in uses.protected and not uses.readers.get(n) for n in outs)
-                if dead:
-                    dropped += 1
-                else:
-                    keep.append(op)
-            b.ops = keep
-        removed += dropped
-        if not dropped:
-            return removed
+            b.ops = [op for op in b.ops if id(op) in alive]
+    return removed

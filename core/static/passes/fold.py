@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ops.registry import KernelContext, get_op, slot_name
 from ..analysis import CONTROL_FLOW_OPS, op_reads, op_writes
-from .graph import Uses, new_op
+from .graph import new_op, uses_of
 
 __all__ = ["MAX_ELEMENTS", "run"]
 
@@ -24,7 +24,7 @@ _FOLDABLE_DTYPES = "biuf"
 
 def run(program, feed_names, fetch_names):
     """Fold in place; returns the number of operators folded."""
-    uses = Uses(program, feed_names, fetch_names)
+    uses = uses_of(program, feed_names, fetch_names)
     ctx = KernelContext(np, None)
     values = {}
     folded = 0

@@ -28,7 +28,7 @@ from ...ops.conv_pool import tiles_exactly
 from ...ops.registry import Meta, get_op
 from ..analysis import op_reads, op_writes
 from .chain import forward_reader, fresh_name, fuse, grad_slot, match, out_slot
-from .graph import new_op, replace_ops
+from .graph import changed, new_op, replace_ops
 
 __all__ = ["run"]
 
@@ -115,6 +115,7 @@ def _rewrite_pool(block, chain, grads, whole):
         _rewrite_whole(block, conv, pool, grads)
         return
     conv.attrs["activation"] = "identity"  # the Output is now the pre-activation
+    changed(block.program)
     replace_ops(block, [pool], new_op(block, "relu_pool2d", pool.inputs, pool.outputs,
                                       dict(pool.attrs), pool), pool)
     if grads:

@@ -11,7 +11,7 @@ import collections
 from ..analysis import has_side_effect, op_reads, op_writes
 from ..operator import Operator
 
-__all__ = ["Uses", "attr_names", "has_grad_ops", "new_op", "replace_ops"]
+__all__ = ["Uses", "attr_names", "changed", "has_grad_ops", "new_op", "replace_ops", "uses_of"]
 
 
 def attr_names(op):
@@ -64,6 +64,32 @@ class Uses:
 
     def side_effect(self, block, op):
         return has_side_effect(self.program, block, op)
+
+
+def uses_of(program, feed_names, fetch_names):
+    """The :class:`Uses` of ``program``, shared by the passes of one pipeline while its
+    operators stay the same: the program keeps the last table per feed and fetch list with
+    the identity of every operator of every block (and each block's number of variables);
+    any operator added, removed or replaced, or a variable declared or deleted, builds a new
+    one. A pass that changes an operator's inputs, outputs or attributes in place calls
+    :func:`changed`. (The cached table holds the operators, so none of their ids is reused
+    while it is kept.)"""
+    key = (tuple(feed_names), tuple(fetch_names))
+    ops = [op for b in program.blocks for op in b.ops]
+    shape = tuple((len(b.ops), len(b.vars)) for b in program.blocks)
+    cache = program.__dict__.setdefault("_pass_uses", {})
+    hit = cache.get(key)
+    if hit is not None and hit[0] == shape and len(hit[1]) == len(ops) and \
+            all(a is b for a, b in zip(hit[1], ops)):
+        return hit[2]
+    uses = Uses(program, feed_names, fetch_names)
+    cache[key] = (shape, ops, uses)
+    return uses
+
+
+def changed(program):
+    """Forget the shared use tables of ``program`` (see :func:`uses_of`)."""
+    program.__dict__.pop("_pass_uses", None)
 
 
 def replace_ops(block, remove, new_op, at):

@@ -19,7 +19,7 @@ those for the per-step GEMM calls.
 """
 from ..analysis import op_writes, sub_blocks
 from .chain import fresh_name, out_slot
-from .graph import Uses, has_grad_ops, new_op, replace_ops
+from .graph import changed, has_grad_ops, new_op, replace_ops, uses_of
 
 __all__ = ["run"]
 
@@ -30,7 +30,7 @@ def run(program, feed_names, fetch_names):
         return 0
     hoisted = 0
     while True:
-        uses = Uses(program, feed_names, fetch_names)
+        uses = uses_of(program, feed_names, fetch_names)
         found = _find(program, uses)
         if found is None:
             break
@@ -39,7 +39,7 @@ def run(program, feed_names, fetch_names):
     uses = None
     for block in program.blocks:
         if uses is None:  # NOTE: program-wide, so rebuilt only after a block was rewritten
-            uses = Uses(program, feed_names, fetch_names)
+            uses = uses_of(program, feed_names, fetch_names)
         done = _unrolled(program, block, uses)
         if done:
             hoisted, uses = hoisted + done, None
@@ -132,6 +132,7 @@ def _rewrite(program, parent, loop, body, g, m):
     xw = _gemm_before(parent, loop, x, w, m)
     _row_of(body, xw, g, m)
     loop.inputs["X"] = list(loop.inputs["X"]) + [xw]
+    changed(program)  # the loop's inputs changed in place
 
 
 def _gemm_before(block, anchor, x, w, like):

@@ -28,7 +28,7 @@ import numpy as np
 from ...ops.registry import get_op
 from ..analysis import op_reads, op_writes
 from ..specialize import kernel_of
-from .graph import Uses
+from .graph import uses_of
 
 __all__ = ["FRESH_RESULT_OPS", "run"]
 
@@ -40,7 +40,7 @@ FRESH_RESULT_OPS = ("matmul", "mul", "fc", "conv2d", "conv2d_fusion", "conv2d_po
 
 def run(program, feed_names, fetch_names):
     """Record in-place operators in ``program._inplace``; returns how many."""
-    uses = Uses(program, feed_names, fetch_names)
+    uses = uses_of(program, feed_names, fetch_names)
     inplace = {}
     for block in program.blocks:
         for op in block.ops:
