@@ -318,6 +318,26 @@ def _per_sample_grads(xp, x, w, dout, g, groups, nhwc, need_x, need_w):
 _FUSED_ACTS = ("identity", "relu")
 
 
+def _filter_bias_grads(xp, d, cols, w_shape, rows, need_w, need_b):
+    """``(dFilter, dBias)`` of a fused convolution (each None unless wanted) from the output
+    gradient rows ``d`` ``[R, M]`` and the windows ``cols`` the forward kept (rows
+    ``[R, K + 1]`` or tap-major ``[K + 1, R]``, in the same row order as ``d``): one GEMM
+    gives ``[dFilter | dBias]``."""
+    dw_ = db = None
+    if need_w:
+        dwb = xp.matmul(d.T, cols) if rows else xp.matmul(cols, d).T  # [M, K + 1]
+        m, c, kh, kw = w_shape
+        if rows:  # K runs over (i, j, c)
+            dw_ = dwb[:, :-1].reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
+        else:  # K runs over (c, i, j)
+            dw_ = dwb[:, :-1].reshape(w_shape)
+        dw_ = xp.ascontiguousarray(dw_)
+        db = dwb[:, -1].copy() if need_b else None
+    elif need_b:
+        db = d.sum(axis=0)
+    return dw_, db
+
+
 @register_op
 class conv2d_fusion(OpDef):
     """``act(conv2d(Input, Filter) + Bias)`` in one kernel (after Paddle's ``conv2d_fusion``),
@@ -412,18 +432,9 @@ class conv2d_fusion(OpDef):
         d = d.reshape(-1, m)
         if activation == "relu":
             d = d * ((out if nhwc else out.transpose(0, 2, 3, 1)).reshape(-1, m) > 0)
-        dx = dw_ = db = None
+        dx = None
         rows = _uses_rows(g, groups)
-        if need_w:
-            dwb = xp.matmul(d.T, cols) if rows else xp.matmul(cols, d).T  # [M, K + 1]
-            if rows:  # K runs over (i, j, c)
-                dw_ = dwb[:, :-1].reshape(m, g[5], g[6], g[1]).transpose(0, 3, 1, 2)
-            else:  # K runs over (c, i, j)
-                dw_ = dwb[:, :-1].reshape(w.shape)
-            dw_ = xp.ascontiguousarray(dw_)
-            db = dwb[:, -1].copy() if need_b else None
-        elif need_b:
-            db = d.sum(axis=0)
+        dw_, db = _filter_bias_grads(xp, d, cols, w.shape, rows, need_w, need_b)
         if need_x:
             d = d.reshape(n, oh, ow, m)
             if rows:

@@ -26,8 +26,8 @@ import numpy as np
 
 from ._shapes import ShapeError, ufunc_dtype
 from ._windows import pad_nchw, padded_nhwc, pair, pads4, window_view
-from .conv import (_FUSED_ACTS, _check_format, _geometry, _nchw_shape, _per_sample_grads,
-                   _rows_input_grad, _uses_rows, _with_ones)
+from .conv import (_FUSED_ACTS, _check_format, _filter_bias_grads, _geometry, _nchw_shape,
+                   _per_sample_grads, _rows_input_grad, _uses_rows, _with_ones)
 from .registry import KernelContext, Meta, OpDef, register_op
 
 __all__ = ["conv2d_pool2d_fusion", "tiles_exactly"]
@@ -112,24 +112,15 @@ def _pool_grad(xp, pre, out, dout, n, taps, relu):
 
 def _backward(xp, x, w, out, cols, pre, dout, g, nhwc, activation, ph, pw, needs):
     need_x, need_w, need_b = needs
-    n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
+    n, m, oh, ow = g[0], g[4], g[7], g[8]
     qh, qw = oh // ph, ow // pw
     # the pooled map and its gradient channels-last, as the phase blocks hold them
     o = out if nhwc else out.transpose(0, 2, 3, 1)
     dl = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1))
     d = _pool_grad(xp, pre, xp.ascontiguousarray(o), dl, n, ph * pw, activation == "relu")
     rows = _uses_rows(g, 1)
-    dx = dw_ = db = None
-    if need_w:
-        dwb = xp.matmul(d.T, cols) if rows else xp.matmul(cols, d).T  # [M, K + 1]
-        if rows:  # K runs over (i, j, c)
-            dw_ = dwb[:, :-1].reshape(m, kh, kw, c).transpose(0, 3, 1, 2)
-        else:  # K runs over (c, i, j)
-            dw_ = dwb[:, :-1].reshape(w.shape)
-        dw_ = xp.ascontiguousarray(dw_)
-        db = dwb[:, -1].copy() if need_b else None
-    elif need_b:
-        db = d.sum(axis=0)
+    dx = None
+    dw_, db = _filter_bias_grads(xp, d, cols, w.shape, rows, need_w, need_b)
     if need_x:
         # [N, QH, ph, QW, pw, M]: the gradient by output position (a view of the phases)
         d6 = d.reshape(n, ph, pw, qh, qw, m).transpose(0, 3, 1, 4, 2, 5)
