@@ -69,16 +69,17 @@ def _tiles(block, conv, pool):
     """Whether ``conv2d_pool2d_fusion`` supports the pair: one group, one data format, plain
     max-pooling windows tiling the (statically known) convolution output exactly."""
     out = block._find_var_recursive(conv.outputs["Output"][0])
-    a = pool.attrs
-    if conv.attrs.get("groups", 1) != 1 or out is None or out.shape is None or \
-            len(out.shape) != 4 or a.get("global_pooling") or a.get("adaptive") or \
-            a.get("data_format", "NCHW") != conv.attrs.get("data_format", "NCHW"):
-        return False
-    nhwc = conv.attrs.get("data_format", "NCHW") == "NHWC"
-    oh, ow = out.shape[1:3] if nhwc else out.shape[2:4]
     try:
-        return tiles_exactly(oh, ow, a.get("ksize", [2, 2]), a.get("strides", [1, 1]),
-                             a.get("paddings", [0, 0]))
+        a = get_op("pool2d").full_attrs(pool.attrs)
+        c = get_op("conv2d_fusion").full_attrs(conv.attrs)
+    except TypeError:
+        return False
+    if c["groups"] != 1 or out is None or out.shape is None or len(out.shape) != 4 or \
+            a["global_pooling"] or a["adaptive"] or a["data_format"] != c["data_format"]:
+        return False
+    oh, ow = out.shape[1:3] if c["data_format"] == "NHWC" else out.shape[2:4]
+    try:
+        return tiles_exactly(oh, ow, a["ksize"], a["strides"], a["paddings"])
     except ShapeError:
         return False
 
@@ -127,10 +128,9 @@ def _rewrite_pool(block, chain, grads, whole):
 
 
 def _rewrite_whole(block, conv, pool, grads):
-    a = pool.attrs
-    attrs = dict(conv.attrs, pooling_type="max", ksize=list(a.get("ksize", [2, 2])),
-                 pool_strides=list(a.get("strides", [1, 1])),
-                 pool_paddings=list(a.get("paddings", [0, 0])))
+    a = get_op("pool2d").full_attrs(pool.attrs)
+    attrs = dict(conv.attrs, pooling_type="max", ksize=list(a["ksize"]),
+                 pool_strides=list(a["strides"]), pool_paddings=list(a["paddings"]))
     ins = {s: list(conv.inputs[s]) for s in ("Input", "Filter", "Bias")}
     opdef = get_op("conv2d_pool2d_fusion")
     metas = [Meta(tuple(block._find_var_recursive(ns[0]).shape),
