@@ -2,15 +2,15 @@
 max pooling whose windows tile the convolution's output exactly (window == stride, no padding),
 ``act`` ``"identity"`` or ``"relu"``.
 
-The optimisation passes make it from a ``conv2d_fusion`` followed by a max ``pool2d`` (or
-``relu_pool2d``) that alone reads its output; eager layers never run it.
+The optimisation passes make it from a ``conv2d_fusion`` followed by a max ``pool2d`` that
+alone reads its output (see :mod:`core.static.passes.fuse_conv`); eager layers never run it.
 
 Why one op: pooling a channels-last map ``[N, OH, OW, M]`` over 2x2 tiles compares elements
 ``M`` floats apart, so every pooling pass (forward, and the four per-tap passes of its
-gradient) runs in strides of ``M`` floats. Here the GEMM writes the convolution's output
-rows in *tile-phase order* ``(n, a, b, qy, qx)`` (output position ``(qy*ph + a, qx*pw + b)``)
-instead of ``(n, y, x)``: only the order of the window rows (or tap-major columns) changes,
-the GEMM does not. Tap ``(a, b)`` of every window is then one contiguous block ``[QH*QW*M]``
+gradient) runs over pieces of ``M`` contiguous floats. Here the GEMM writes the
+convolution's output rows in *tile-phase order* ``(n, a, b, qy, qx)`` (output position
+``(qy*ph + a, qx*pw + b)``) instead of ``(n, y, x)``: only the order of the window rows (or
+tap-major columns) changes, the GEMM does not. Tap ``(a, b)`` of every window is then one contiguous block ``[QH*QW*M]``
 per sample, and pooling, the ReLU and the pooling gradient run over those long blocks. The
 pooled output comes out channels-last, as ``conv2d_fusion``'s does.
 
