@@ -10,9 +10,10 @@ Why one op: pooling a channels-last map ``[N, OH, OW, M]`` over 2x2 tiles compar
 gradient) runs over pieces of ``M`` contiguous floats. Here the GEMM writes the
 convolution's output rows in *tile-phase order* ``(n, a, b, qy, qx)`` (output position
 ``(qy*ph + a, qx*pw + b)``) instead of ``(n, y, x)``: only the order of the window rows (or
-tap-major columns) changes, the GEMM does not. Tap ``(a, b)`` of every window is then one contiguous block ``[QH*QW*M]``
-per sample, and pooling, the ReLU and the pooling gradient run over those long blocks. The
-pooled output comes out channels-last, as ``conv2d_fusion``'s does.
+tap-major columns) changes, the GEMM does not. Tap ``(a, b)`` of every window is then one
+contiguous block ``[QH*QW*M]`` per sample, and pooling, the ReLU and the pooling gradient run
+over those long blocks. The pooled output comes out channels-last, as ``conv2d_fusion``'s
+does.
 
 Outputs: ``Output`` (the pooled map), ``Columns`` (the windows, phase-ordered, as
 ``conv2d_fusion`` keeps them) and ``ConvOut`` (the pre-activation convolution output as
