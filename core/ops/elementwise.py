@@ -48,6 +48,9 @@ class _Binary(OpDef):
             # scalar for them, and the Python operator on numpy scalars gives the same value
             # and dtype without the ufunc call's overhead.
             fn = _SCALAR_OPERATORS.get(self.ufunc)
+            if fn is None and all(np.dtype(m.dtype) == np.bool_ for m in metas):
+                # NOTE: on two booleans the bitwise operator is the logical one
+                fn = _BOOL_OPERATORS.get(self.ufunc)
             if fn is not None:
                 return fn
         fn = getattr(xp, self.ufunc.__name__)
@@ -111,6 +114,8 @@ _SCALAR_OPERATORS = {
     np.greater: operator.gt, np.greater_equal: operator.ge, np.equal: operator.eq,
     np.not_equal: operator.ne,
 }
+_BOOL_OPERATORS = {np.logical_and: operator.and_, np.logical_or: operator.or_,
+                   np.logical_xor: operator.xor}
 
 
 @register_op

@@ -93,3 +93,11 @@ for _op, _fn in (("elementwise_floordiv", np.floor_divide), ("elementwise_mod", 
                  ("less_than", np.less), ("greater_equal", np.greater_equal),
                  ("equal", np.equal), ("not_equal", np.not_equal)):
     CASES[_op] = CASES[_op] + _zero_d_cases(_fn, ints=True)
+for _op, _fn in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                 ("logical_xor", np.logical_xor)):
+    # 0-d booleans run as Python's bitwise operators; 0-d integers must not (3 & 4 == 0)
+    CASES[_op] = CASES[_op] + [
+        Case([np.array(True), np.array(False)], ref=_fn, name="0d-bool"),
+        Case([np.array(True), np.array(True)], ref=_fn, name="0d-bool-both"),
+        Case([np.array(3, np.int64), np.array(4, np.int64)], ref=_fn, name="0d-int"),
+    ]
