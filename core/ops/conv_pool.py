@@ -58,8 +58,9 @@ def _phase_split(view, axis_h, ph, pw):
     return v.transpose(order)
 
 
-def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw):
-    """``(Output, Columns, ConvOut)`` for validated geometry ``g`` (``groups == 1``)."""
+def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw, zeros=None):
+    """``(Output, Columns, ConvOut)`` for validated geometry ``g`` (``groups == 1``);
+    ``zeros(shape, dtype)``, when given, returns a read-only array of zeros for the ReLU."""
     n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
     (sh, sw), (t, b, lft, r), (dh, dw) = g[9], g[10], g[11]
     k = c * kh * kw
@@ -83,7 +84,9 @@ def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw):
     for p in range(2, ph * pw):
         xp.maximum(out, taps[:, p], out=out)
     if activation == "relu":
-        xp.maximum(out, 0, out=out)
+        # NOTE: numpy's maximum against an array of zeros takes about half the time it takes
+        # against the scalar 0 (same values, NaN kept)
+        xp.maximum(out, 0 if zeros is None else zeros(out.shape, out.dtype), out=out)
     out = out.reshape(n, oh // ph, ow // pw, m)
     return (out if nhwc else out.transpose(0, 3, 1, 2)), cols, pre
 
@@ -198,12 +201,21 @@ class conv2d_pool2d_fusion(OpDef):
         nhwc, g, ph, pw = self._setup(x.shape, w.shape, b.shape, **attrs)
         x_rest, w_shape, forward = tuple(x.shape[1:]), tuple(w.shape), self.forward
         ctx, activation = KernelContext(xp, None), attrs["activation"]
+        kept = {}
+
+        def zeros(shape, dtype):
+            # NOTE: one per batch size and dtype, never written (only maximum reads it)
+            z = kept.get((shape, dtype))
+            if z is None:
+                z = kept[(shape, dtype)] = xp.zeros(shape, dtype)
+            return z
 
         def kernel(x, w, bias):
             # NOTE: the bound geometry holds only for the declared shapes (see conv2d's)
             if x.shape[1:] != x_rest or w.shape != w_shape or bias.shape != w_shape[:1]:
                 return forward(ctx, x, w, bias, **attrs)
-            return _forward(xp, x, w, bias, (x.shape[0],) + g[1:], nhwc, activation, ph, pw)
+            return _forward(xp, x, w, bias, (x.shape[0],) + g[1:], nhwc, activation, ph, pw,
+                            zeros)
 
         return kernel
 
