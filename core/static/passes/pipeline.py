@@ -17,6 +17,7 @@ computes what the original computes.
 """
 from ..clone import clone_program
 from . import dce, fold, fuse_conv, fuse_elementwise, fuse_fc, loop_gemm, memory
+from .graph import changed
 from .strategy import BuildStrategy, enabled
 
 __all__ = ["PASSES", "active", "optimize"]
@@ -60,4 +61,5 @@ def optimize(program, feed_names, fetch_names, strategy=None):
         if strategy.enable_passes and getattr(strategy, field):
             n = module.run(clone, list(feed_names), list(fetch_names))
             report.append((module.__name__.rsplit(".", 1)[-1], n))
+    changed(clone)  # NOTE: the compiled clone does not keep the passes' use tables alive
     return clone, report
