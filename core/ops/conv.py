@@ -70,24 +70,42 @@ def _uses_rows(g, groups):
     return groups == 1 and c * (kw if dw == 1 else 1) >= (ow if sw == 1 else 1)
 
 
-def _rows(xp, x_nhwc, g, ones=False):
+def _phase_split(view, axis_h, phases):
+    """``view`` with its output-position axes ``axis_h`` (OH) and ``axis_h + 1`` (OW) split
+    into ``(OH / ph, ph)`` and ``(OW / pw, pw)`` and reordered as ``(ph, pw, OH / ph,
+    OW / pw)`` (a view): positions in tile-phase order, see :mod:`core.ops.conv_pool`."""
+    ph, pw = phases
+    s = view.shape
+    oh, ow = s[axis_h], s[axis_h + 1]
+    v = view.reshape(s[:axis_h] + (oh // ph, ph, ow // pw, pw) + s[axis_h + 2:])
+    a = axis_h
+    order = tuple(range(a)) + (a + 1, a + 3, a, a + 2) + tuple(range(a + 4, v.ndim))
+    return v.transpose(order)
+
+
+def _rows(xp, x_nhwc, g, ones=False, phases=None):
     """Windows of a channels-last image as rows ``[N*OH*OW, kh*kw*C]`` (one copy); with
-    ``ones`` a last column of ones follows (``[..., kh*kw*C + 1]``, the bias's column)."""
+    ``ones`` a last column of ones follows (``[..., kh*kw*C + 1]``, the bias's column); with
+    ``phases`` ``(ph, pw)`` the rows are in tile-phase order (see :func:`_phase_split`)."""
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = padded_nhwc(xp, x_nhwc, t, b, lft, r)
     view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
                        order="nhwijc")
+    if phases is not None:
+        view = _phase_split(view, 1, phases)
     if not ones:
         return view.reshape(n * oh * ow, kh * kw * c)
     return _with_ones(xp, view, (n * oh * ow, kh * kw * c), axis=1)
 
 
-def _taps(xp, x_nchw, g):
+def _taps(xp, x_nchw, g, phases=None):
     """Windows as tap-major columns ``[C*kh*kw + 1, N*OH*OW]`` ending with a row of ones
-    (one copy, in runs of ``OW``)."""
+    (one copy, in runs of ``OW``); with ``phases`` the columns are in tile-phase order."""
     n, c, _, _, _, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     xpad = pad_nchw(xp, x_nchw, t, b, lft, r)
     view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
+    if phases is not None:
+        view = _phase_split(view, 4, phases)
     return _with_ones(xp, view, (c * kh * kw, n * oh * ow), axis=0)
 
 
@@ -119,22 +137,29 @@ def _with_ones(xp, view, shape, axis):
     return cols
 
 
-def _fused_gemm(xp, x, w, bias, g, nhwc, activation):
-    """``conv2d_fusion``'s forward for ``groups == 1``: one GEMM of the windows (with their
+def _biased_gemm(xp, x, w, bias, g, nhwc, phases=None):
+    """``(rows, cols)`` for ``groups == 1``: one GEMM of the windows ``cols`` (with their
     ones) and the C-contiguous filter matrix ``[K + 1, M]`` (filter taps, then the bias row)
-    gives channels-last rows ``[N*OH*OW, M]``."""
-    n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
+    gives ``conv2d + Bias`` as channels-last rows ``[N*OH*OW, M]``, by position or, with
+    ``phases``, in tile-phase order."""
+    c, m, kh, kw = g[1], g[4], g[5], g[6]
     k = c * kh * kw
     wb = xp.empty((k + 1, m), dtype=xp.result_type(w.dtype, bias.dtype))
     wb[k] = bias
     if _uses_rows(g, 1):  # K runs over (i, j, c)
-        cols = _rows(xp, x if nhwc else x.transpose(0, 2, 3, 1), g, ones=True)
+        cols = _rows(xp, x if nhwc else x.transpose(0, 2, 3, 1), g, ones=True, phases=phases)
         wb[:k].reshape(kh, kw, c, m)[...] = w.transpose(2, 3, 1, 0)
-        out = xp.matmul(cols, wb)
-    else:  # K runs over (c, i, j)
-        cols = _taps(xp, x.transpose(0, 3, 1, 2) if nhwc else x, g)
-        wb[:k].reshape(c, kh, kw, m)[...] = w.transpose(1, 2, 3, 0)
-        out = xp.matmul(cols.T, wb)
+        return xp.matmul(cols, wb), cols
+    # K runs over (c, i, j)
+    cols = _taps(xp, x.transpose(0, 3, 1, 2) if nhwc else x, g, phases=phases)
+    wb[:k].reshape(c, kh, kw, m)[...] = w.transpose(1, 2, 3, 0)
+    return xp.matmul(cols.T, wb), cols
+
+
+def _fused_gemm(xp, x, w, bias, g, nhwc, activation):
+    """``conv2d_fusion``'s forward for ``groups == 1`` (see :func:`_biased_gemm`)."""
+    n, m, oh, ow = g[0], g[4], g[7], g[8]
+    out, cols = _biased_gemm(xp, x, w, bias, g, nhwc)
     if activation == "relu":
         xp.maximum(out, 0, out=out)
     out = out.reshape(n, oh, ow, m)
@@ -229,9 +254,8 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
     copied into a buffer reused by every row (runs of ``kw * C`` floats) and one GEMM
     ``d.T @ rows`` gives ``dFilter[:, :, i, :]`` (measured: faster than ``kh * kw`` GEMMs of
     ``C`` columns each, as fast as one GEMM over all the columns with a ``kh``-th of their
-    memory). The input gradient: :func:`_rows_input_grad`, copied out channels-last
-    (``nhwc``) or NCHW."""
-    n, c, h, wd, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
+    memory). The input gradient: :func:`_rows_dx`."""
+    n, c, _, _, m, kh, kw, oh, ow, (sh, sw), (t, b, lft, r), (dh, dw) = g
     d = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1)).reshape(-1, m)
     dx = dw_ = None
     if need_w:
@@ -246,10 +270,16 @@ def _rows_grads(xp, x, w, dout, g, nhwc, need_x, need_w):
             xp.matmul(dt, rows.reshape(-1, kw * c), out=dw_[i])
         dw_ = xp.ascontiguousarray(dw_.reshape(kh, m, kw, c).transpose(1, 3, 0, 2))
     if need_x:
-        img = _rows_input_grad(xp, d, w, g)
-        dx = img[:, t:t + h, lft:lft + wd]
-        dx = xp.ascontiguousarray(dx if nhwc else dx.transpose(0, 3, 1, 2))
+        dx = _rows_dx(xp, d, w, g, nhwc)
     return dx, dw_
+
+
+def _rows_dx(xp, d, w, g, nhwc):
+    """The rows layout's input gradient (see :func:`_rows_input_grad` for ``d``), cut out of
+    the padded image and copied out channels-last (``nhwc``) or NCHW."""
+    (t, _, lft, _), h, wd = g[10], g[2], g[3]
+    dx = _rows_input_grad(xp, d, w, g)[:, t:t + h, lft:lft + wd]
+    return xp.ascontiguousarray(dx if nhwc else dx.transpose(0, 3, 1, 2))
 
 
 def _rows_input_grad(xp, d, w, g):
@@ -318,6 +348,22 @@ def _per_sample_grads(xp, x, w, dout, g, groups, nhwc, need_x, need_w):
 _FUSED_ACTS = ("identity", "relu")
 
 
+def _fused_setup(who, x_shape, w_shape, b_shape, strides, paddings, dilations, groups,
+                 data_format, activation):
+    """``(nhwc, geometry)`` of a fused convolution ``who``, its activation and its bias (one
+    value per filter) checked."""
+    nhwc = _check_format(data_format)
+    if activation not in _FUSED_ACTS:
+        raise ShapeError(f"{who}: activation must be one of {list(_FUSED_ACTS)}, got "
+                         f"{activation!r}")
+    g = _geometry(_nchw_shape(x_shape, nhwc), w_shape, strides, paddings, dilations, groups,
+                  who=who)
+    if tuple(b_shape) != (g[4],):
+        raise ShapeError(f"{who}: Bias must have shape [{g[4]}] (one value per filter), got "
+                         f"{list(b_shape)}")
+    return nhwc, g
+
+
 def _filter_bias_grads(xp, d, cols, w_shape, rows, need_w, need_b):
     """``(dFilter, dBias)`` of a fused convolution (each None unless wanted) from the output
     gradient rows ``d`` ``[R, M]`` and the windows ``cols`` the forward kept (rows
@@ -352,16 +398,8 @@ class conv2d_fusion(OpDef):
 
     def _setup(self, x_shape, w_shape, b_shape, strides, paddings, dilations, groups,
                data_format, activation):
-        nhwc = _check_format(data_format)
-        if activation not in _FUSED_ACTS:
-            raise ShapeError(f"conv2d_fusion: activation must be one of {list(_FUSED_ACTS)}, "
-                             f"got {activation!r}")
-        g = _geometry(_nchw_shape(x_shape, nhwc), w_shape, strides, paddings, dilations,
-                      groups, who="conv2d_fusion")
-        if tuple(b_shape) != (g[4],):
-            raise ShapeError(f"conv2d_fusion: Bias must have shape [{g[4]}] (one value per "
-                             f"filter), got {list(b_shape)}")
-        return nhwc, g
+        return _fused_setup("conv2d_fusion", x_shape, w_shape, b_shape, strides, paddings,
+                            dilations, groups, data_format, activation)
 
     def infer(self, x, w, b, strides, paddings, dilations, groups, data_format, activation):
         nhwc, g = self._setup(x.shape, w.shape, b.shape, strides, paddings, dilations, groups,

@@ -26,9 +26,9 @@ pass: the pooling gradient (to each window's first maximum in row-major tap orde
 import numpy as np
 
 from ._shapes import ShapeError, ufunc_dtype
-from ._windows import pad_nchw, padded_nhwc, pair, pads4, window_view
-from .conv import (_FUSED_ACTS, _check_format, _filter_bias_grads, _geometry, _nchw_shape,
-                   _per_sample_grads, _rows_input_grad, _uses_rows, _with_ones)
+from ._windows import pair, pads4
+from .conv import (_biased_gemm, _filter_bias_grads, _fused_setup, _per_sample_grads,
+                   _rows_dx, _uses_rows)
 from .registry import KernelContext, Meta, OpDef, register_op
 
 __all__ = ["conv2d_pool2d_fusion", "tiles_exactly"]
@@ -47,38 +47,11 @@ def tiles_exactly(oh, ow, ksize, strides, paddings):
     return oh > 0 and ow > 0 and oh % ph == 0 and ow % pw == 0
 
 
-def _phase_split(view, axis_h, ph, pw):
-    """``view`` with its output-position axes ``axis_h`` (OH) and ``axis_h + 1`` (OW) split
-    into ``(QH, ph)`` and ``(QW, pw)`` and reordered as ``(ph, pw, QH, QW)`` (a view)."""
-    s = view.shape
-    oh, ow = s[axis_h], s[axis_h + 1]
-    v = view.reshape(s[:axis_h] + (oh // ph, ph, ow // pw, pw) + s[axis_h + 2:])
-    a = axis_h
-    order = tuple(range(a)) + (a + 1, a + 3, a, a + 2) + tuple(range(a + 4, v.ndim))
-    return v.transpose(order)
-
-
 def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw, zeros=None):
     """``(Output, Columns, ConvOut)`` for validated geometry ``g`` (``groups == 1``);
     ``zeros(shape, dtype)``, when given, returns a read-only array of zeros for the ReLU."""
-    n, c, m, kh, kw, oh, ow = g[0], g[1], g[4], g[5], g[6], g[7], g[8]
-    (sh, sw), (t, b, lft, r), (dh, dw) = g[9], g[10], g[11]
-    k = c * kh * kw
-    wb = xp.empty((k + 1, m), dtype=xp.result_type(w.dtype, bias.dtype))
-    wb[k] = bias
-    if _uses_rows(g, 1):  # rows [(n, a, b, qy, qx), (i, j, c)]
-        xpad = padded_nhwc(xp, x if nhwc else x.transpose(0, 2, 3, 1), t, b, lft, r)
-        view = window_view(xp, xpad.transpose(0, 3, 1, 2), kh, kw, oh, ow, sh, sw, dh, dw,
-                           order="nhwijc")
-        cols = _with_ones(xp, _phase_split(view, 1, ph, pw), (n * oh * ow, k), axis=1)
-        wb[:k].reshape(kh, kw, c, m)[...] = w.transpose(2, 3, 1, 0)
-        pre = xp.matmul(cols, wb)
-    else:  # tap-major columns [(c, i, j), (n, a, b, qy, qx)]
-        xpad = pad_nchw(xp, x.transpose(0, 3, 1, 2) if nhwc else x, t, b, lft, r)
-        view = window_view(xp, xpad, kh, kw, oh, ow, sh, sw, dh, dw, order="cijnhw")
-        cols = _with_ones(xp, _phase_split(view, 4, ph, pw), (k, n * oh * ow), axis=0)
-        wb[:k].reshape(c, kh, kw, m)[...] = w.transpose(1, 2, 3, 0)
-        pre = xp.matmul(cols.T, wb)
+    n, m, oh, ow = g[0], g[4], g[7], g[8]
+    pre, cols = _biased_gemm(xp, x, w, bias, g, nhwc, phases=(ph, pw))
     taps = pre.reshape(n, ph * pw, -1)  # [N, tap, QH*QW*M]
     out = xp.maximum(taps[:, 0], taps[:, 1]) if ph * pw > 1 else taps[:, 0].copy()
     for p in range(2, ph * pw):
@@ -129,9 +102,7 @@ def _backward(xp, x, w, out, cols, pre, dout, g, nhwc, activation, ph, pw, needs
         # [N, QH, ph, QW, pw, M]: the gradient by output position (a view of the phases)
         d6 = d.reshape(n, ph, pw, qh, qw, m).transpose(0, 3, 1, 4, 2, 5)
         if rows:
-            t, lft, h, wd = g[10][0], g[10][2], g[2], g[3]
-            img = _rows_input_grad(xp, d6, w, g)
-            dx = xp.ascontiguousarray(img[:, t:t + h, lft:lft + wd])  # channels-last
+            dx = _rows_dx(xp, d6, w, g, True)  # channels-last
             dx = dx if nhwc else dx.transpose(0, 3, 1, 2)
         else:
             d4 = d6.reshape(n, oh, ow, m)  # NOTE: a copy (the phases interleave)
@@ -155,19 +126,12 @@ class conv2d_pool2d_fusion(OpDef):
     def _setup(self, x_shape, w_shape, b_shape, strides, paddings, dilations, groups,
                data_format, activation, pooling_type, ksize, pool_strides, pool_paddings):
         who = "conv2d_pool2d_fusion"
-        nhwc = _check_format(data_format)
-        if activation not in _FUSED_ACTS:
-            raise ShapeError(f"{who}: activation must be one of {list(_FUSED_ACTS)}, got "
-                             f"{activation!r}")
+        nhwc, g = _fused_setup(who, x_shape, w_shape, b_shape, strides, paddings, dilations,
+                               groups, data_format, activation)
         if groups != 1:
             raise ShapeError(f"{who}: groups must be 1, got {groups}")
         if pooling_type != "max":
             raise ShapeError(f"{who}: pooling_type must be 'max', got {pooling_type!r}")
-        g = _geometry(_nchw_shape(x_shape, nhwc), w_shape, strides, paddings, dilations, 1,
-                      who=who)
-        if tuple(b_shape) != (g[4],):
-            raise ShapeError(f"{who}: Bias must have shape [{g[4]}] (one value per filter), "
-                             f"got {list(b_shape)}")
         oh, ow = g[7], g[8]
         if oh >= 0 and ow >= 0 and not tiles_exactly(oh, ow, ksize, pool_strides,
                                                      pool_paddings):
