@@ -11,7 +11,7 @@ from core import layers, static
 from core.mode import static_mode_guard
 from core.static import passes
 
-OFF = static.BuildStrategy(enable_passes=False)
+from .test_passes import OFF, _run
 
 
 def _configs(count, seed=20261126):
@@ -57,14 +57,6 @@ def _program(cfg):
     return main, startup, shape, [loss] + [p.name for p in main.all_parameters()]
 
 
-def _run(main, startup, feed, fetch, strategy):
-    core.seed(4)
-    exe, scope = static.Executor(core.CPUPlace()), static.Scope()
-    exe.run(startup, scope=scope)
-    prog = static.CompiledProgram(main, build_strategy=strategy)
-    return [exe.run(prog, feed=feed, fetch_list=fetch, scope=scope) for _ in range(2)]
-
-
 def _id(c):
     return "{n}x{c}x{h}x{w}-k{k}s{stride}p{pad}d{dil}-pool{size}/{pstride}-{act}-{nhwc}".format(
         **c)
@@ -79,8 +71,8 @@ def test_random_conv_pool_geometries_agree_with_the_passes_off(cfg):
     assert fused == (cfg["size"] == cfg["pstride"])
     shape = [cfg["n"]] + shape[1:]
     x = np.random.default_rng(cfg["h"] * 31 + cfg["w"]).uniform(-1, 1, shape).astype(np.float32)
-    on = _run(main, startup, {"img": x}, fetch, None)
-    off = _run(main, startup, {"img": x}, fetch, OFF)
+    on = _run(main, {"img": x}, fetch, startup=startup, steps=2)
+    off = _run(main, {"img": x}, fetch, OFF, startup=startup, steps=2)
     for a, b in zip(on, off):
         for u, v in zip(a, b):
             np.testing.assert_allclose(u, v, rtol=1e-4, atol=1e-5)
