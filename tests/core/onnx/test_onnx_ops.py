@@ -27,6 +27,7 @@ from core.ops.registry import all_ops, get_op  # noqa: E402
 from core.static.prune import prune_for_inference  # noqa: E402
 
 from ..ops.op_cases import Case, load_all  # noqa: E402
+from ..ops.test_ops_static import _declare, _flat  # noqa: E402
 
 CASES = load_all()
 
@@ -97,32 +98,6 @@ PARAMS = [pytest.param(t, c, id=f"{t}-{i}{'-' + c.name if c.name else ''}")
           for t, cs in sorted(CASES.items()) if t in conx.MAPPERS for i, c in enumerate(cs)]
 PARAMS += [pytest.param(t, c, id=f"{t}-onnx-{c.name}")
            for t, cs in sorted(EXTRA_CASES.items()) for c in cs]
-
-
-def _declare(inputs):
-    feed, values = {}, []
-    for i, v in enumerate(inputs):
-        if isinstance(v, list):
-            entry = []
-            for j, a in enumerate(v):
-                name = f"in{i}_{j}"
-                entry.append(static.data(name, list(np.shape(a)), np.asarray(a).dtype))
-                feed[name] = np.asarray(a)
-            values.append(entry)
-        elif isinstance(v, np.ndarray):
-            name = f"in{i}"
-            values.append(static.data(name, list(v.shape), v.dtype))
-            feed[name] = v
-        else:
-            values.append(v)
-    return values, feed
-
-
-def _flat(outs):
-    flat = []
-    for o in outs:
-        flat.extend(o if isinstance(o, list) else [o])
-    return flat
 
 
 def build_case(op_type, case):
