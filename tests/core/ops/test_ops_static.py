@@ -109,14 +109,10 @@ def _grad_params():
     return out
 
 
-@pytest.mark.parametrize("op_type,case", _grad_params())
-def test_static_gradient_equals_op_backward(op_type, case):
-    op = get_op(op_type)
-    slots = grad_slots(op, case)
-    inputs = [as64(v) for v in case.inputs]
-    outs64 = run_forward(op, case, inputs)
-    ws = projection(op, outs64, np.random.default_rng(1234))
-    want = analytic_grad(op, case, inputs, ws, slots)
+def grad_program(op, case, inputs, ws, slots):
+    """``(program, values, feed, grads)``: ``op`` applied to ``inputs`` in a static program,
+    and the gradients (None where there is none) of its outputs, weighted by ``ws`` (fed
+    as ``w{k}_{j}``), with respect to the input ``slots``."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), static_mode_guard():
         values, feed = _declare(inputs)
@@ -124,8 +120,8 @@ def test_static_gradient_equals_op_backward(op_type, case):
         outs = (outs,) if len(op.outputs) == 1 else tuple(outs)
         targets, seeds = [], []
         for k in diff_outputs(op):
-            for j, (t, w) in enumerate(zip(*(([outs[k]], [ws[k]]) if not is_list_slot(
-                    op.outputs[k]) else (outs[k], ws[k])))):
+            pairs = zip(outs[k], ws[k]) if is_list_slot(op.outputs[k]) else [(outs[k], ws[k])]
+            for j, (t, w) in enumerate(pairs):
                 name = f"w{k}_{j}"
                 seeds.append(static.data(name, list(np.shape(w)), t.dtype))
                 feed[name] = np.asarray(w, dtype=t.dtype)
@@ -134,6 +130,18 @@ def test_static_gradient_equals_op_backward(op_type, case):
         for s in slots:
             wrt.extend(values[s] if isinstance(values[s], list) else [values[s]])
         grads = static.gradients(targets, wrt, target_gradients=seeds)
+    return main, values, feed, grads
+
+
+@pytest.mark.parametrize("op_type,case", _grad_params())
+def test_static_gradient_equals_op_backward(op_type, case):
+    op = get_op(op_type)
+    slots = grad_slots(op, case)
+    inputs = [as64(v) for v in case.inputs]
+    outs64 = run_forward(op, case, inputs)
+    ws = projection(op, outs64, np.random.default_rng(1234))
+    want = analytic_grad(op, case, inputs, ws, slots)
+    main, values, feed, grads = grad_program(op, case, inputs, ws, slots)
     fetch = [g for g in grads if g is not None]
     got = iter(static.Executor().run(main, feed=feed, fetch_list=fetch))
     k = 0

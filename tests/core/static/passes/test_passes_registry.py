@@ -5,12 +5,10 @@ import pytest
 
 import core
 from core import static
-from core.dispatch import apply
-from core.mode import static_mode_guard
-from core.ops.registry import get_op, is_list_slot
+from core.ops.registry import get_op
 
-from ...ops.op_harness import diff_outputs, grad_slots, projection, run_forward
-from ...ops.test_ops_static import PARAMS, _build, _declare, _flat
+from ...ops.op_harness import grad_slots, projection, run_forward
+from ...ops.test_ops_static import PARAMS, _build, _flat, _grad_params, grad_program
 
 OFF = static.BuildStrategy(enable_passes=False)
 
@@ -38,35 +36,14 @@ def test_forward_with_and_without_passes(op_type, case):
                                        atol=1e-7, err_msg=f"{op_type}: optimised vs eager")
 
 
-def _grad_params():
-    return [p for p in PARAMS if get_op(p.values[0]).differentiable and
-            not get_op(p.values[0]).random and grad_slots(get_op(p.values[0]), p.values[1])]
-
-
 @pytest.mark.parametrize("op_type,case", _grad_params())
 def test_gradients_with_and_without_passes(op_type, case):
     op = get_op(op_type)
     slots = grad_slots(op, case)
     outs_np = run_forward(op, case, case.inputs)
     ws = projection(op, outs_np, np.random.default_rng(99))
-    main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup), static_mode_guard():
-        values, feed = _declare(case.inputs)
-        outs = apply(op.type, values, case.attrs)
-        outs = (outs,) if len(op.outputs) == 1 else tuple(outs)
-        targets, seeds = [], []
-        for k in diff_outputs(op):
-            pairs = zip(outs[k], ws[k]) if is_list_slot(op.outputs[k]) else [(outs[k], ws[k])]
-            for j, (t, w) in enumerate(pairs):
-                name = f"w{k}_{j}"
-                seeds.append(static.data(name, list(np.shape(w)), t.dtype))
-                feed[name] = np.asarray(w, dtype=t.dtype)
-                targets.append(t)
-        wrt = []
-        for s in slots:
-            wrt.extend(values[s] if isinstance(values[s], list) else [values[s]])
-        grads = [g for g in static.gradients(targets, wrt, target_gradients=seeds)
-                 if g is not None]
+    main, _, feed, grads = grad_program(op, case, case.inputs, ws, slots)
+    grads = [g for g in grads if g is not None]
     on = _run(main, feed, grads, None, case, False)
     off = _run(main, feed, grads, OFF, case, False)
     for g, a, b in zip(grads, on, off):
