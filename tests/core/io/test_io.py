@@ -48,6 +48,15 @@ def _build(train_ops="hand"):
     return main, startup, y, loss
 
 
+def _build_in_static_mode():
+    """:func:`_build` with ``core.enable_static()`` switched on around it (and off after)."""
+    core.enable_static()
+    try:
+        return _build()
+    finally:
+        core.disable_static()
+
+
 def _run_startup(startup, scope):
     exe = core.Executor(core.CPUPlace())
     exe.run(startup, scope=scope)
@@ -94,11 +103,7 @@ def test_inference_model_is_pruned_and_round_trips_bit_for_bit(static_mode, tmp_
 
 
 def test_works_in_eager_mode_too(tmp_path):
-    core.enable_static()
-    try:
-        main, startup, y, _ = _build()
-    finally:
-        core.disable_static()
+    main, startup, y, _ = _build_in_static_mode()
     scope = core.Scope()
     exe = _run_startup(startup, scope)
     expected = _reference(main, y, scope)
@@ -262,11 +267,7 @@ def test_parameter_shape_and_dtype_mismatch(static_mode, tmp_path):
 
 # -- damaged model directories ------------------------------------------------------------------
 def _saved_model(tmp_path, **save_options):
-    core.enable_static()
-    try:
-        main, startup, y, _ = _build()
-    finally:
-        core.disable_static()
+    main, startup, y, _ = _build_in_static_mode()
     scope = core.Scope()
     exe = _run_startup(startup, scope)
     d = tmp_path / "m"
@@ -308,11 +309,7 @@ def test_damaged_truncated_newer_foreign_model_dirs(tmp_path):
 
 # -- program descriptions -----------------------------------------------------------------------
 def _program_dict():
-    core.enable_static()
-    try:
-        main, _, _, _ = _build()
-    finally:
-        core.disable_static()
+    main = _build_in_static_mode()[0]
     return main, program_to_dict(main)
 
 
