@@ -210,6 +210,21 @@ class _Tagger(nn.Layer):
         return core.layers.reduce_mean(out) + core.layers.reduce_mean(h)
 
 
+def _declarative_equals_eager_with_gradients(model, *args):
+    """``model(*args)``'s value and parameter gradients, eagerly and with a declarative
+    ``forward``, agree; returns the eager gradients."""
+    want = model(*args)
+    want.backward()
+    grads = [np.array(p.gradient()) for p in model.parameters()]
+    model.clear_gradients()
+    got = declarative(model.forward)(*args)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    got.backward()
+    for p, g in zip(model.parameters(), grads):
+        np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
+    return grads
+
+
 def test_rnn_layers_and_cells_inside_declarative_equal_eager():
     model = _Tagger()
     x = rng.standard_normal((2, 4, 3)).astype(np.float32)
@@ -298,16 +313,8 @@ def test_units_inside_declarative_equal_eager_with_gradients():
     model = _UnitsModel()
     x = t(rng.standard_normal((3, 12)).astype(np.float32))
     h = t(rng.standard_normal((3, 4)).astype(np.float32))
-    want = model(x, h)
-    want.backward()
-    grads = [np.array(p.gradient()) for p in model.parameters()]
+    grads = _declarative_equals_eager_with_gradients(model, x, h)
     assert all(np.abs(g).sum() > 0 for g in grads)
-    model.clear_gradients()
-    got = declarative(model.forward)(x, h)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
-    got.backward()
-    for p, g in zip(model.parameters(), grads):
-        np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
 
 
 # -- dynamic_lstm / dynamic_gru ------------------------------------------------------------------
@@ -519,12 +526,4 @@ def test_user_defined_cell_step_loop_inside_declarative_equals_eager():
     model = _UserCellModel()
     x = t(rng.standard_normal((3, 5, 3)).astype(np.float32))
     lens = t(np.array([5, 2, 0], np.int64))
-    want = model(x, lens)
-    want.backward()
-    grads = [np.array(p.gradient()) for p in model.parameters()]
-    model.clear_gradients()
-    got = declarative(model.forward)(x, lens)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
-    got.backward()
-    for p, g in zip(model.parameters(), grads):
-        np.testing.assert_allclose(p.gradient(), g, rtol=1e-4, atol=1e-7)
+    _declarative_equals_eager_with_gradients(model, x, lens)
