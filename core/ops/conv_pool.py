@@ -29,6 +29,7 @@ from ._shapes import ShapeError, ufunc_dtype
 from ._windows import pair, pads4
 from .conv import (_biased_gemm, _filter_bias_grads, _fused_setup, _per_sample_grads,
                    _rows_dx, _uses_rows)
+from .pool import _max_grad
 from .registry import KernelContext, Meta, OpDef, register_op
 
 __all__ = ["conv2d_pool2d_fusion", "tiles_exactly"]
@@ -64,27 +65,21 @@ def _forward(xp, x, w, bias, g, nhwc, activation, ph, pw, zeros=None):
     return (out if nhwc else out.transpose(0, 3, 1, 2)), cols, pre
 
 
-def _pool_grad(xp, pre, out, dout, n, taps, relu):
-    """The gradient of the phase-ordered ``pre`` [N*OH*OW, M]: each window's ``dout`` to its
-    first maximum (taps in row-major order); with ``relu`` only windows whose (activated)
-    maximum ``out`` is positive pass anything. Every pass runs over ``[QH*QW*M]`` blocks."""
-    t = pre.reshape(n, taps, -1)
-    o = out.reshape(n, 1, -1)
-    d = dout.reshape(n, 1, -1)
-    # NOTE: `free` marks windows whose maximum was not met yet (see pool.py's _max_grad)
-    free = xp.greater(o, 0) if relu else xp.ones_like(o, dtype=bool)
-    hit = xp.empty_like(free)
-    dpre = xp.empty_like(t)
-    for p in range(taps):
-        if relu and p == taps - 1:
-            hit = free  # every window still free has its (positive) maximum here
-        else:
-            xp.equal(t[:, p:p + 1], o, out=hit)
-            hit &= free
-        xp.multiply(hit, d, out=dpre[:, p:p + 1])
-        if hit is not free:
-            free ^= hit  # hit is a subset of free
-    return dpre.reshape(pre.shape)
+def _pool_grad(xp, pre, out, dout, n, ph, pw, relu):
+    """The gradient of the phase-ordered ``pre`` [N*OH*OW, M]: ``pool2d``'s max-pool gradient
+    (each window's ``dout`` to its first maximum, taps in row-major order; with ``relu`` only
+    windows whose activated maximum ``out`` is positive), run on the phase blocks seen as
+    ``[N, QH*QW*M, ph, pw]``: one window per block element, whose taps are the blocks, so
+    every pass runs over ``[QH*QW*M]`` contiguous floats."""
+    s = out.size // n
+
+    def windows(a):  # [N, ph*pw, S] memory as [N, S, ph, pw] (a view)
+        return a.reshape(n, ph * pw, s).transpose(0, 2, 1).reshape(n, s, ph, pw)
+
+    dpre = xp.empty_like(pre)
+    _max_grad(xp, windows(pre), out.reshape(n, s, 1, 1), dout.reshape(n, s, 1, 1),
+              windows(dpre), ph, pw, ph, pw, positive_only=relu)
+    return dpre
 
 
 def _backward(xp, x, w, out, cols, pre, dout, g, nhwc, activation, ph, pw, needs):
@@ -94,7 +89,7 @@ def _backward(xp, x, w, out, cols, pre, dout, g, nhwc, activation, ph, pw, needs
     # the pooled map and its gradient channels-last, as the phase blocks hold them
     o = out if nhwc else out.transpose(0, 2, 3, 1)
     dl = xp.ascontiguousarray(dout if nhwc else dout.transpose(0, 2, 3, 1))
-    d = _pool_grad(xp, pre, xp.ascontiguousarray(o), dl, n, ph * pw, activation == "relu")
+    d = _pool_grad(xp, pre, xp.ascontiguousarray(o), dl, n, ph, pw, activation == "relu")
     rows = _uses_rows(g, 1)
     dx = None
     dw_, db = _filter_bias_grads(xp, d, cols, w.shape, rows, need_w, need_b)
