@@ -139,10 +139,21 @@ class BatchSampler:
 
 
 class DistributedBatchSampler(BatchSampler):
-    """The batches of rank ``rank`` of ``num_replicas`` (default: this process in its job):
-    the indices, shuffled per epoch when ``shuffle`` (``set_epoch``), padded by repeating the
-    first ones to a multiple of ``num_replicas``, and split into equal contiguous parts, one
-    per rank, so every rank gets as many batches as the others."""
+    """The batches of rank ``rank`` of ``num_replicas`` (default: this process in its job),
+    in PaddlePaddle's order, so that N processes on N shards train as one process whose
+    batches are N times as large:
+
+    1. the indices ``0 .. len(dataset) - 1`` are padded, by repeating them from the start, to
+       ``num_samples * num_replicas`` (``num_samples = ceil(len(dataset) / num_replicas)``),
+       so every rank gets as many samples as the others;
+    2. with ``shuffle`` the padded list is shuffled with ``numpy.random.RandomState(epoch)``
+       (the same order on every rank), and ``epoch`` then goes up by one: each pass is a new
+       order, and ``set_epoch`` chooses it;
+    3. the list is cut into global batches of ``batch_size * num_replicas``; rank ``r`` takes
+       the ``r``-th ``batch_size`` indices of each, and an equal ``1 / num_replicas`` of the
+       short last global batch;
+    4. those indices are batched by ``batch_size``; ``drop_last`` drops a short last batch.
+    """
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
                  drop_last=False):
@@ -162,20 +173,36 @@ class DistributedBatchSampler(BatchSampler):
         self.drop_last = bool(drop_last)
         self.epoch = 0
         self.num_samples = math.ceil(self.total / self.nranks)
+        self.total_size = self.num_samples * self.nranks
 
     def set_epoch(self, epoch):
-        """Reshuffle for ``epoch`` (the same order on every rank)."""
+        """Shuffle the next pass for ``epoch`` (the same order on every rank)."""
         self.epoch = int(epoch)
 
-    def __iter__(self):
-        indices = np.arange(self.total)
+    def _indices(self):
+        """This rank's indices for the next pass (steps 1-3 of the class docstring)."""
+        indices = list(range(self.total))
+        pad = self.total_size - self.total
+        if self.total:
+            # NOTE: cyclic, so a dataset shorter than num_replicas still fills every rank
+            indices += (indices * math.ceil(pad / self.total))[:pad]
         if self.shuffle:
-            indices = np.random.default_rng(self.epoch).permutation(self.total)
-        pad = self.num_samples * self.nranks - self.total
-        if pad:
-            indices = np.concatenate([indices, np.resize(indices, pad)])
-        mine = indices[self.local_rank * self.num_samples:(self.local_rank + 1) *
-                       self.num_samples].tolist()
+            np.random.RandomState(self.epoch).shuffle(indices)
+            self.epoch += 1
+        if self.nranks == 1:
+            return indices
+        step = self.batch_size * self.nranks
+        tail = self.total_size % step  # a multiple of nranks, since total_size is
+        mine = []
+        for start in range(self.local_rank * self.batch_size, self.total_size - tail, step):
+            mine.extend(indices[start:start + self.batch_size])
+        share = tail // self.nranks
+        first = self.total_size - tail + self.local_rank * share
+        mine.extend(indices[first:first + share])
+        return mine
+
+    def __iter__(self):
+        mine = self._indices()
         for k in range(0, len(mine), self.batch_size):
             chunk = mine[k:k + self.batch_size]
             if len(chunk) == self.batch_size or not self.drop_last:

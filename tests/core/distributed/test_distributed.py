@@ -61,6 +61,17 @@ def test_two_processes_train_like_one(tmp_path):
 
 @pytest.mark.dist
 @needs_mpi
+def test_two_ranks_on_sampler_shards_train_like_one_process(tmp_path):
+    r = _launch(["--nproc_per_node", "2", "--log_dir", str(tmp_path),
+                 os.path.join(SCRIPTS, "train_sampler.py")])
+    logs = {k: (tmp_path / f"workerlog.{k}").read_text() for k in range(2)}
+    assert r.returncode == 0, r.stderr + "\n".join(logs.values())
+    for k in range(2):
+        assert f"CHECKS OK rank {k} of 2 after 8 steps" in logs[k]
+
+
+@pytest.mark.dist
+@needs_mpi
 def test_failing_rank_ends_the_job_and_is_named(tmp_path):
     before = launch._mpi_segments()
     r = _launch(["--nproc_per_node", "2", "--log_dir", str(tmp_path),
