@@ -25,11 +25,12 @@ from .control_flow import Targets, check_bound, convert_compare, convert_for_loo
     convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_not, convert_logical_or, \
     convert_while_loop
 from .convert_iter import convert_enumerate, convert_range, convert_zip
-from .convert_state import PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
+from .convert_state import Deleted, PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
     is_static
 from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
 
 __all__ = [
+    "Deleted",
     "PendingReturn",
     "Targets",
     "UndefinedVar",

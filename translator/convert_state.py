@@ -36,6 +36,7 @@ from . import origin_info
 
 __all__ = [
     "PathUnion",
+    "Deleted",
     "PendingReturn",
     "alternatives",
     "UndefinedVar",
@@ -124,6 +125,30 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
             "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne"):
     setattr(UndefinedVar, f"__{_op}__", UndefinedVar._d2s_fail)
     setattr(UndefinedVar, f"__r{_op}__", UndefinedVar._d2s_fail)
+
+
+class Deleted(UndefinedVar):
+    """The value of a name after ``del name`` (the ``unbound`` pass rewrites the statement to
+    ``name = _d2s.Deleted('name')``): any use raises ``UnboundLocalError`` as Python does, and
+    a static ``cond`` that deletes it on one path only carries its bound flag."""
+
+    __slots__ = ()
+
+    def _d2s_fail(self, *args, **kwargs):
+        raise UnboundLocalError(
+            f"local variable '{self._d2s_name}' is used but has no value: `del "
+            f"{self._d2s_name}`{self._d2s_where} removed it on the path taken")
+
+
+for _dunder in ("__bool__", "__call__", "__iter__", "__len__", "__getitem__", "__setitem__",
+                "__str__", "__format__", "__int__", "__float__", "__index__", "__neg__",
+                "__pos__", "__abs__", "__invert__", "__contains__", "__setattr__", "__hash__",
+                "__getattr__"):
+    setattr(Deleted, _dunder, Deleted._d2s_fail)
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+            "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(Deleted, f"__{_op}__", Deleted._d2s_fail)
+    setattr(Deleted, f"__r{_op}__", Deleted._d2s_fail)
 
 
 class PendingReturn(UndefinedVar):

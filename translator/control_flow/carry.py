@@ -252,7 +252,7 @@ def check_bound(value, name):
         where_bound = value._d2s_where.replace(" at ", "", 1)
         _assert_bound(flag, name, f" (in the statement at {where_bound})" if where_bound else "")
         return mark_weak(layers().fill_constant([], "float32", 0.0))
-    if not _maybe_unbound or not is_static(value):
+    if not _maybe_unbound:
         return value
     for leaf in _static_leaves(value):
         info = _flag_of(leaf)

@@ -55,6 +55,14 @@ class _NeedsCast(Exception):
         self.index, self.dtype = index, dtype
 
 
+class _NeedsFlag(Exception):
+    """A branch leaves name ``index`` unbound (``del``) that was bound before the if."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
 class _NeedsPlaceholder(Exception):
     """The branch traced first left return value ``index`` pending; the other set it."""
 
@@ -86,12 +94,13 @@ def _same_items(copy, original):
 
 
 def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
-                   casts=None, unions=None):
+                   casts=None, unions=None, unbinds=frozenset()):
     """The ``cond`` of an ``if`` statement: its outputs are the ``live`` ones among the carried
     ``names`` (read / written by ``get_args`` / ``set_args``), each split into leaves, plus
     the bound flags of the names it may leave unbound. ``templates`` (placeholders for a name
     the first-traced branch leaves unset), ``casts`` (dtypes of the first branch's leaves) and
-    ``unions`` (return values with a structure per path) are what earlier traces learnt."""
+    ``unions`` (return values with a structure per path) and ``unbinds`` (names a branch
+    deletes) are what earlier traces learnt."""
     init = tuple(get_args())
     where_ = where()
     templates, casts, unions = dict(templates or {}), dict(casts or {}), dict(unions or {})
@@ -99,7 +108,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
     out_idx = [k for k, n in enumerate(names) if n in live]
     # names that may be left unbound: undefined (not a pending return) or maybe-unbound before
     flagged = [k for k in out_idx if (is_undefined(init[k]) and not is_pending(init[k])) or
-               is_maybe_unbound(init[k])]
+               is_maybe_unbound(init[k]) or k in unbinds]
     runs = []  # (side, values) in the order cond runs the branches
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
@@ -182,6 +191,9 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
                            for v, c, i in zip(get_args(), copies, init))
             first = runs[0] if runs else None
             runs.append((side, values))
+            for k in out_idx:
+                if k not in flagged and is_undefined(values[k]) and not is_pending(values[k]):
+                    raise _NeedsFlag(k)
             outs = []
             for k in out_idx:
                 value = values[k]
@@ -225,21 +237,27 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         undo(program, point, set_args, init)
         templates[e.index] = e.tmpl
         return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions)
+                              templates, casts, unions, unbinds)
     except _NeedsUnion as e:
         # NOTE: re-trace (once per return value): the paths return different structures,
         # known only after both are traced; each must output every alternative
         undo(program, point, set_args, init)
         unions[e.index] = e.tmpls
         return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions)
+                              templates, casts, unions, unbinds)
     except _NeedsCast as e:
         # NOTE: re-trace (at most once per output): the first branch's output must be cast to
         # the dtype the second one's promotes it to
         undo(program, point, set_args, init)
         casts[e.index] = e.dtype
         return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions)
+                              templates, casts, unions, unbinds)
+    except _NeedsFlag as e:
+        # NOTE: re-trace (once per deleted name): a branch unbinds a name bound before the if,
+        # which then carries its bound flag out of the cond
+        undo(program, point, set_args, init)
+        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
+                              templates, casts, unions, unbinds | {e.index})
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number

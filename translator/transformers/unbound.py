@@ -23,7 +23,7 @@ rebind such a name as a parameter are left alone.
 import gast
 
 from ..gast_nodes import constant
-from ..templates import replace_as_expression
+from ..templates import replace, replace_as_expression
 from ..visitor import NodeTransformer
 from .scope import is_undefined_init
 
@@ -91,8 +91,34 @@ class _Unbound(NodeTransformer):
         return self._scope(node)
 
 
+class _Del(NodeTransformer):
+    """``del a, b.c`` -> ``a = helpers.Deleted('a')`` then ``del b.c``: a deleted name is an
+    undefined value from there on, so every path that may have deleted it is checked where
+    it is read (and a ``cond`` that deletes it on one path carries its bound flag)."""
+
+    def __init__(self, ctx):
+        self.ctx, self.names = ctx, set()
+
+    def visit_Delete(self, node):
+        out, others = [], []
+        for target in node.targets:
+            if isinstance(target, gast.Name):
+                self.names.add(target.id)
+                out += replace("name = helpers.Deleted(label)", origin=node,
+                               helpers=self.ctx.helpers, name=target.id,
+                               label=constant(target.id))
+            else:
+                others.append(target)
+        if others:
+            node.targets = others
+            out.append(node)
+        return out
+
+
 def transform(node, ctx):
-    names = _maybe_unbound_names(node, ctx.helpers)
+    deleted = _Del(ctx)
+    node = deleted.visit(node)
+    names = _maybe_unbound_names(node, ctx.helpers) | deleted.names
     labels = _target_labels(node, ctx.helpers)
     if not names and not labels:
         return node
