@@ -276,10 +276,9 @@ def main(argv=None):
     rows += mnist
     print(f"numpy MNIST step checked against eager: |loss diff| {loss_diff:.1e}, "
           f"max |weight diff| after one Adam step {w_diff:.1e}")
-    print(f"{'workload':<36} {'eager':>10} {'numpy':>10} {'ratio':>7}  unit")
-    print("-" * 74)
     for name, eager, ref, ratio, unit in rows:
-        print(f"{name:<36} {eager:>10.2f} {ref:>10.2f} {ratio:>6.2f}x  {unit}")
+        print(f"{name:<36} eager {eager:8.2f} {unit}  numpy {ref:8.2f} {unit}  "
+              f"eager/numpy {ratio:5.2f}x")
     return 0
 
 
