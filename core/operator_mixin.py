@@ -4,13 +4,16 @@ Each one applies a registered op through the dispatcher, so the same expression 
 in eager mode and appends an operator in static mode. This module sits below both the static
 IR and the eager side: the functions it calls are registered by the modules above it when
 they are imported (:func:`register`): ``apply`` by :mod:`core.dispatch`, ``getitem`` and
-``setitem`` by :mod:`core.indexing`, ``reshape`` by :mod:`core.layers.shape`.
+``setitem`` by :mod:`core.indexing`, ``reshape`` by :mod:`core.layers.shape`, and
+``functions`` (the module of PaddlePaddle 2.x tensor functions) by :mod:`core.tensor_functions`.
+The 2.x methods (``x.add(y)``, ``x.norm()``, ``x.reshape_(shape)``, ...) call the function of
+the same name there, so a method and ``paddle.<name>(x, ...)`` are one implementation.
 """
 from .dtypes import dtype_name
 
 __all__ = ["TensorOps", "register"]
 
-_HOOKS = ("apply", "getitem", "setitem", "reshape")
+_HOOKS = ("apply", "getitem", "setitem", "reshape", "functions")
 
 
 def _unregistered(*args, **kwargs):
@@ -22,9 +25,18 @@ def _unregistered(*args, **kwargs):
 apply = getitem = setitem = reshape = _unregistered
 
 
+class _Unregistered:
+    def __getattr__(self, name):
+        _unregistered()
+
+
+functions = _Unregistered()
+
+
 def register(**hooks):
     """Set the functions the operators call: ``apply(op_type, inputs, attrs=None)``,
-    ``getitem(x, index)``, ``setitem(x, index, value)`` and ``reshape(x, shape)``."""
+    ``getitem(x, index)``, ``setitem(x, index, value)``, ``reshape(x, shape)`` and
+    ``functions`` (a namespace of the 2.x tensor functions)."""
     for name, fn in hooks.items():
         if name not in _HOOKS:
             raise ValueError(f"register(): unknown hook {name!r}; expected one of {_HOOKS}")
@@ -162,10 +174,12 @@ class TensorOps:
     def prod(self, axis=None, keepdim=False):
         return _reduce("reduce_prod", self, axis, keepdim)
 
-    def reshape(self, shape):
-        return reshape(self, shape)
+    def reshape(self, shape, *more):
+        # NOTE: x.reshape(2, 3) is x.reshape([2, 3]), as in PaddlePaddle
+        return reshape(self, [shape, *more] if more else shape)
 
-    def transpose(self, perm):
+    def transpose(self, perm, *more):
+        perm = [perm, *more] if more else perm
         return apply("transpose", [self], {"axis": [int(p) for p in perm]})
 
     def matmul(self, y, transpose_x=False, transpose_y=False):
@@ -207,3 +221,200 @@ class TensorOps:
 
     def astype(self, dtype):
         return self.cast(dtype)
+
+    # -- PaddlePaddle 2.x methods: the tensor function of the same name ---------------------------
+    def add(self, y):
+        return functions.add(self, y)
+
+    def subtract(self, y):
+        return functions.subtract(self, y)
+
+    def multiply(self, y):
+        return functions.multiply(self, y)
+
+    def divide(self, y):
+        return functions.divide(self, y)
+
+    def pow(self, y):
+        return functions.pow(self, y)
+
+    def maximum(self, y):
+        return functions.maximum(self, y)
+
+    def minimum(self, y):
+        return functions.minimum(self, y)
+
+    def remainder(self, y):
+        return functions.remainder(self, y)
+
+    mod = remainder
+
+    def floor_divide(self, y):
+        return functions.floor_divide(self, y)
+
+    def equal(self, y):
+        return functions.equal(self, y)
+
+    def not_equal(self, y):
+        return functions.not_equal(self, y)
+
+    def less_than(self, y):
+        return functions.less_than(self, y)
+
+    def less_equal(self, y):
+        return functions.less_equal(self, y)
+
+    def greater_than(self, y):
+        return functions.greater_than(self, y)
+
+    def greater_equal(self, y):
+        return functions.greater_equal(self, y)
+
+    def logical_and(self, y):
+        return functions.logical_and(self, y)
+
+    def logical_or(self, y):
+        return functions.logical_or(self, y)
+
+    def logical_xor(self, y):
+        return functions.logical_xor(self, y)
+
+    def logical_not(self):
+        return functions.logical_not(self)
+
+    def square(self):
+        return functions.square(self)
+
+    def sin(self):
+        return functions.sin(self)
+
+    def cos(self):
+        return functions.cos(self)
+
+    def floor(self):
+        return functions.floor(self)
+
+    def ceil(self):
+        return functions.ceil(self)
+
+    def round(self):
+        return functions.round(self)
+
+    def sign(self):
+        return functions.sign(self)
+
+    def rsqrt(self):
+        return functions.rsqrt(self)
+
+    def reciprocal(self):
+        return functions.reciprocal(self)
+
+    def scale(self, scale=1.0, bias=0.0, bias_after_scale=True):
+        return functions.scale(self, scale, bias, bias_after_scale)
+
+    def clip(self, min=None, max=None):
+        return functions.clip(self, min, max)
+
+    def t(self):
+        return functions.t(self)
+
+    def norm(self, p="fro", axis=None, keepdim=False):
+        return functions.norm(self, p, axis, keepdim)
+
+    def dist(self, y, p=2):
+        return functions.dist(self, y, p)
+
+    def dot(self, y):
+        return functions.dot(self, y)
+
+    def mm(self, mat2):
+        return functions.mm(self, mat2)
+
+    def argmax(self, axis=None, keepdim=False, dtype="int64"):
+        return functions.argmax(self, axis, keepdim, dtype)
+
+    def argmin(self, axis=None, keepdim=False, dtype="int64"):
+        return functions.argmin(self, axis, keepdim, dtype)
+
+    def argsort(self, axis=-1, descending=False):
+        return functions.argsort(self, axis, descending)
+
+    def sort(self, axis=-1, descending=False):
+        return functions.sort(self, axis, descending)
+
+    def topk(self, k, axis=None, largest=True, sorted=True):
+        return functions.topk(self, k, axis, largest, sorted)
+
+    def cumsum(self, axis=None, dtype=None):
+        return functions.cumsum(self, axis, dtype)
+
+    def std(self, axis=None, unbiased=True, keepdim=False):
+        return functions.std(self, axis, unbiased, keepdim)
+
+    def var(self, axis=None, unbiased=True, keepdim=False):
+        return functions.var(self, axis, unbiased, keepdim)
+
+    def logsumexp(self, axis=None, keepdim=False):
+        return functions.logsumexp(self, axis, keepdim)
+
+    def any(self, axis=None, keepdim=False):
+        return functions.any(self, axis, keepdim)
+
+    def all(self, axis=None, keepdim=False):
+        return functions.all(self, axis, keepdim)
+
+    def gather(self, index, axis=None):
+        return functions.gather(self, index, axis)
+
+    def index_select(self, index, axis=0):
+        return functions.index_select(self, index, axis)
+
+    def scatter(self, index, updates, overwrite=True):
+        return functions.scatter(self, index, updates, overwrite)
+
+    def masked_select(self, mask):
+        return functions.masked_select(self, mask)
+
+    def split(self, num_or_sections, axis=0):
+        return functions.split(self, num_or_sections, axis)
+
+    def chunk(self, chunks, axis=0):
+        return functions.chunk(self, chunks, axis)
+
+    def tile(self, repeat_times):
+        return functions.tile(self, repeat_times)
+
+    def expand(self, shape):
+        return functions.expand(self, shape)
+
+    def expand_as(self, y):
+        return functions.expand_as(self, y)
+
+    broadcast_to = expand
+
+    def flip(self, axis):
+        return functions.flip(self, axis)
+
+    def isfinite(self):
+        return functions.isfinite(self)
+
+    def allclose(self, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return functions.allclose(self, y, rtol, atol, equal_nan)
+
+    def equal_all(self, y):
+        return functions.equal_all(self, y)
+
+    def dim(self):
+        return len(self.shape)
+
+    ndimension = dim
+
+    # -- in place: the object takes the result (as x[i] = v does) -------------------------------
+    def reshape_(self, shape, *more):
+        return functions.reshape_(self, [shape, *more] if more else shape)
+
+    def squeeze_(self, axis=None):
+        return functions.squeeze_(self, axis)
+
+    def unsqueeze_(self, axis):
+        return functions.unsqueeze_(self, axis)

@@ -1,12 +1,30 @@
-"""The PaddlePaddle 2.0 tensor functions (``paddle.matmul``, ``paddle.mean``, ...), at ``core.*``.
+"""The PaddlePaddle 2.x tensor functions (``paddle.matmul``, ``paddle.mean``, ...), at ``core.*``.
 
 Each takes 2.0's argument names (``axis``, ``keepdim``, ``x``) and calls the fluid function of
 :mod:`core.layers` that runs the same op, so it works eagerly, in static programs and inside
 ``declarative`` code. Arguments the fluid op cannot express raise a ``ValueError`` naming them.
+
+The functions that are compositions of several ops live beside this module, by theme:
+:mod:`core.tensor_search` (gather along an axis, sort, topk, masked_select, ...),
+:mod:`core.tensor_math` (cumsum, norm, dist, ...) and :mod:`core.tensor_random` (rand, randn,
+randint, ...); this module collects them. In-place variants (``reshape_``) make the tensor or
+Variable take the result, as ``x[i] = v`` does. Each function also registers itself as the
+``Tensor`` / ``Variable`` method of the same name (:mod:`core.operator_mixin`).
 """
+import sys
+
 import numpy as np
 
 from . import layers as _L
+from . import mode as _mode
+from .autograd import record_rebind
+from .operator_mixin import register as _register_methods
+from .tensor import Tensor
+from .tensor_math import (all, allclose, any, bmm, cumsum, dist, dot, equal_all, eye, logsumexp,
+                          mm, norm, std, t, tril, triu, var)
+from .tensor_random import normal, rand, randint, randn, randperm, standard_normal, uniform
+from .tensor_search import (argsort, flip, gather, index_select, masked_select, nonzero, scatter,
+                            sort, topk)
 
 __all__ = [
     "abs", "add", "arange", "argmax", "argmin", "cast", "ceil", "concat", "cos", "divide",
@@ -17,16 +35,22 @@ __all__ = [
     "reshape", "round", "rsqrt", "scale", "shape", "sign", "sin", "slice", "split", "sqrt",
     "square", "squeeze", "stack", "subtract", "sum", "tanh", "tile", "topk", "transpose",
     "unsqueeze", "unstack", "where", "zeros", "zeros_like",
+    # 2.x names beyond the fluid ones (tensor_search, tensor_math, tensor_random)
+    "add_n", "allclose", "argsort", "bmm", "broadcast_to", "chunk", "clip", "cumsum", "dist",
+    "dot", "expand", "expand_as", "full_like", "increment", "index_select", "masked_select",
+    "mm", "mod", "nonzero", "norm", "numel", "rand", "randint", "randn", "randperm",
+    "reciprocal", "reshape_", "scatter", "sort", "squeeze_", "standard_normal", "std", "t",
+    "uniform", "unsqueeze_", "var", "normal", "sigmoid", "logsumexp", "any", "all", "eye",
+    "tril", "triu", "equal_all", "flip",
 ]
 
 # same arguments in 2.0 and fluid
 abs, ceil, cos, exp, floor, log, round = _L.abs, _L.ceil, _L.cos, _L.exp, _L.floor, _L.log, \
     _L.round
 rsqrt, sign, sin, sqrt, square, tanh = _L.rsqrt, _L.sign, _L.sin, _L.sqrt, _L.square, _L.tanh
-cast, concat, reshape, shape, slice, stack = _L.cast, _L.concat, _L.reshape, _L.shape, \
-    _L.slice, _L.stack
-tile, transpose, unstack, where, isfinite = _L.tile, _L.transpose, _L.unstack, _L.where, \
-    _L.isfinite
+cast, reshape, shape, slice = _L.cast, _L.reshape, _L.shape, _L.slice
+tile, transpose, unstack, isfinite = _L.tile, _L.transpose, _L.unstack, _L.isfinite
+sigmoid, increment = _L.sigmoid, _L.increment
 equal, not_equal, less_than, less_equal = _L.equal, _L.not_equal, _L.less_than, _L.less_equal
 greater_than, greater_equal = _L.greater_than, _L.greater_equal
 logical_and, logical_or, logical_not, logical_xor = _L.logical_and, _L.logical_or, \
@@ -143,22 +167,6 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return _L.reshape(x, [0] * start + [-1] + tail, name=name)
 
 
-def gather(x, index, axis=None, name=None):
-    """``paddle.gather``: rows of ``x`` at ``index`` (axis 0)."""
-    if axis not in (None, 0):
-        raise ValueError(f"gather: axis={axis} is not supported; only axis 0 (transpose the "
-                         "axis to the front first)")
-    return _L.gather(x, index)
-
-
-def topk(x, k, axis=-1, largest=True, sorted=True, name=None):
-    """``paddle.topk``: ``(values, indices)`` of the ``k`` largest entries of the last axis."""
-    if axis not in (-1, len(x.shape) - 1) or not largest:
-        raise ValueError(f"topk: only the largest values along the last axis are supported, "
-                         f"got axis={axis}, largest={largest}")
-    return _L.topk(x, k, name=name)
-
-
 def _float_or_int(value, dtype):
     if dtype is not None:
         return dtype
@@ -180,3 +188,145 @@ def zeros(shape, dtype=None, name=None):
 def ones(shape, dtype=None, name=None):
     """``paddle.ones`` (float32 by default)."""
     return _L.ones(shape, dtype or "float32", name=name)
+
+
+def concat(x, axis=0, name=None):
+    """``paddle.concat``: join the tensors of the list ``x`` along ``axis``."""
+    return _L.concat(x, axis=axis, name=name)
+
+
+def stack(x, axis=0, name=None):
+    """``paddle.stack``: stack the same-shaped tensors of the list ``x`` along a new ``axis``."""
+    return _L.stack(x, axis=axis, name=name)
+
+
+def _bound(x, value, arg):
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        if hasattr(value, "shape"):
+            return float(value)
+        raise TypeError(f"clip(): argument {arg!r} must be a number or None, got "
+                        f"{type(value).__name__}")
+    return float(value)
+
+
+def clip(x, min=None, max=None, name=None):
+    """``paddle.clip``: values of ``x`` limited to ``[min, max]`` (either bound may be None)."""
+    lo, hi = _bound(x, min, "min"), _bound(x, max, "max")
+    if lo is None and hi is None:
+        return _L.assign(x)
+    if np.dtype(x.dtype).kind in "iu":
+        info = np.iinfo(x.dtype)
+        lo, hi = info.min if lo is None else lo, info.max if hi is None else hi
+    else:
+        big = float(np.finfo(np.dtype(x.dtype)).max)
+        lo, hi = -big if lo is None else lo, big if hi is None else hi
+    if lo > hi:
+        raise ValueError(f"clip(): 'min' ({lo}) is greater than 'max' ({hi})")
+    return _L.clip(x, lo, hi, name=name)
+
+
+def where(condition, x=None, y=None, name=None):
+    """``paddle.where``: ``x`` where ``condition`` holds, else ``y`` (broadcast); with only
+    ``condition``, the indices of its true entries (:func:`nonzero`, eager mode)."""
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise ValueError("where(): give both 'x' and 'y', or neither")
+    return _L.where(condition, x, y, name=name)
+
+
+mod = remainder
+
+
+def reciprocal(x, name=None):
+    """``paddle.reciprocal``: ``1 / x``."""
+    return _L.elementwise_div(_L.ones_like(x), x, name=name)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    """``paddle.full_like``: a tensor shaped like ``x`` filled with ``fill_value``."""
+    out = _L.zeros_like(x) if dtype is None else _L.cast(_L.zeros_like(x), dtype)
+    return _L.scale(out, 1.0, float(fill_value))
+
+
+def numel(x, name=None):
+    """``paddle.numel``: the number of elements of ``x``, an int64 tensor of shape [1]."""
+    return _L.reduce_prod(_L.cast(_L.shape(x), "int64"), dim=[0], keep_dim=True)
+
+
+def expand(x, shape, name=None):
+    """``paddle.expand``: broadcast ``x`` to ``shape`` (-1 keeps a dimension)."""
+    dims = list(x.shape)
+    shape = [int(d) for d in shape]
+    if len(shape) < len(dims):
+        raise ValueError(f"expand(): 'shape' {shape} has fewer dimensions than x {dims}")
+    dims = [1] * (len(shape) - len(dims)) + dims
+    times = []
+    for i, (d, s) in enumerate(zip(dims, shape)):
+        if s == -1 or s == d:
+            times.append(1)
+        elif d == 1:
+            times.append(s)
+        else:
+            raise ValueError(f"expand(): dimension {i} of x is {d}; it can only become "
+                             f"{shape[i]} when it is 1")
+    return _L.expand(_L.reshape(x, dims), times, name=name)
+
+
+broadcast_to = expand
+
+
+def expand_as(x, y, name=None):
+    """``paddle.expand_as``: broadcast ``x`` to the shape of ``y``."""
+    return expand(x, list(y.shape), name=name)
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """``paddle.chunk``: ``chunks`` equal parts along ``axis``."""
+    return _L.split(x, int(chunks), dim=axis, name=name)
+
+
+def add_n(inputs, name=None):
+    """``paddle.add_n``: the sum of a list of same-shaped tensors."""
+    if not isinstance(inputs, (list, tuple)):
+        return _L.assign(inputs)
+    return _L.sums(list(inputs))
+
+
+def _take(x, out):
+    """In-place: ``x`` takes the value of ``out`` (the name and every other name for the same
+    object see it; values computed from ``x`` before keep theirs), as ``x[i] = v`` does."""
+    if not _mode.in_dynamic_mode():
+        x._rebind(out)
+        return x
+    if x._node is None and not x.stop_gradient:
+        raise RuntimeError(f"in-place change of tensor '{x.name}', a leaf that needs a gradient "
+                           "(stop_gradient=False), would lose its gradient; use the "
+                           "out-of-place function")
+    shell = Tensor(x._data, stop_gradient=x.stop_gradient)
+    shell._node, shell._out_idx, shell._detached = x._node, x._out_idx, x._detached
+    if x._node is not None:
+        record_rebind(x, shell)
+    x._data, x._node, x._out_idx = out._data, out._node, out._out_idx
+    x.stop_gradient = out.stop_gradient
+    return x
+
+
+def reshape_(x, shape, name=None):
+    """``paddle.reshape_``: :func:`reshape` in place (returns ``x``)."""
+    return _take(x, _L.reshape(x, shape))
+
+
+def squeeze_(x, axis=None, name=None):
+    """``paddle.squeeze_``: :func:`squeeze` in place (returns ``x``)."""
+    return _take(x, squeeze(x, axis))
+
+
+def unsqueeze_(x, axis, name=None):
+    """``paddle.unsqueeze_``: :func:`unsqueeze` in place (returns ``x``)."""
+    return _take(x, unsqueeze(x, axis))
+
+
+_register_methods(functions=sys.modules[__name__])  # x.add(y), x.norm(), ... call these
