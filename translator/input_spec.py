@@ -11,6 +11,9 @@ declared spec they fit - and everything else is a Python value compared by value
 strings, None, nested lists / tuples / dicts of those) or, for other objects, by identity. The
 same walk produces the flat list of tensor leaves that are fed to the Program.
 """
+import copy
+import dataclasses
+
 import numpy as np
 
 from core.static.input_spec import InputSpec
@@ -19,8 +22,13 @@ from core.tensor import Tensor
 __all__ = ["InputSpec", "flatten", "pack", "signature_of", "to_specs"]
 
 
+def _is_dataclass_instance(item):
+    return dataclasses.is_dataclass(item) and not isinstance(item, type)
+
+
 def flatten(structure):
-    """The leaves of a nested list / tuple / dict structure, depth first (dicts by sorted key)."""
+    """The leaves of a nested list / tuple / dict / dataclass structure, depth first (dicts by
+    sorted key, a dataclass instance by its fields in declaration order)."""
     leaves = []
     stack = [structure]
     while stack:
@@ -29,9 +37,20 @@ def flatten(structure):
             stack.extend(reversed(item))
         elif isinstance(item, dict):
             stack.extend(item[k] for k in reversed(_sorted_keys(item)))
+        elif _is_dataclass_instance(item):
+            stack.extend(getattr(item, f.name) for f in reversed(dataclasses.fields(item)))
         else:
             leaves.append(item)
     return leaves
+
+
+def _rebuilt_dataclass(item, values):
+    """A shallow copy of the dataclass instance ``item`` with its fields set to ``values``
+    (set directly, so frozen classes and fields outside ``__init__`` are rebuilt too)."""
+    out = copy.copy(item)
+    for f, v in zip(dataclasses.fields(item), values):
+        object.__setattr__(out, f.name, v)
+    return out
 
 
 def _sorted_keys(d):
@@ -42,7 +61,9 @@ def _sorted_keys(d):
 
 
 def pack(structure, leaves):
-    """``structure`` with its leaves replaced, in :func:`flatten` order, by ``leaves``."""
+    """``structure`` with its leaves replaced, in :func:`flatten` order, by ``leaves``; its
+    containers are rebuilt (new lists, tuples, dicts; a copy of a dataclass instance whose
+    leaves change)."""
     it = iter(leaves)
 
     def build(item):
@@ -56,6 +77,12 @@ def pack(structure, leaves):
             for k in _sorted_keys(item):
                 out[k] = build(item[k])
             return {k: out[k] for k in item}
+        if _is_dataclass_instance(item):
+            old = [getattr(item, f.name) for f in dataclasses.fields(item)]
+            new = [build(v) for v in old]
+            if all(a is b for a, b in zip(old, new)):
+                return item  # nothing replaced: the caller's own object
+            return _rebuilt_dataclass(item, new)
         return next(it)
 
     return build(structure)

@@ -38,7 +38,8 @@ def make_function(code, original, cells):
     original cells, so rebinding them on either side is seen by both.
     """
     own = dict(zip(original.__code__.co_freevars, original.__closure__ or ()))
-    closure = tuple(own[n] if n in own else cells[n] for n in code.co_freevars)
+    closure = tuple(own[n] if n in own else cells[n] if n in cells else _global_cell(original, n)
+                    for n in code.co_freevars)
     fn = types.FunctionType(code, original.__globals__, original.__name__,
                             original.__defaults__, closure or None)
     fn.__kwdefaults__ = original.__kwdefaults__
@@ -48,3 +49,12 @@ def make_function(code, original, cells):
     fn.__dict__.update(original.__dict__)
     fn.__dy2static_original__ = original
     return fn
+
+
+def _global_cell(original, name):
+    """A cell for a name the factory binds but ``original`` reads as a global: the function's
+    own name when it calls itself (the ``def`` inside the factory binds it there). The cell
+    holds the global's value (it is unbound when there is none, as the lookup would fail)."""
+    if name in original.__globals__:
+        return types.CellType(original.__globals__[name])
+    return types.CellType()

@@ -136,12 +136,25 @@ class _Binder:
         n = len(args)
         if self.simple and not kwargs and self.nrequired <= n <= len(self.names):
             return list(args) + self.defaults[n:]
+        self._check_keywords(kwargs)
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.func_name}(): {e}") from None
         bound.apply_defaults()
         return [bound.arguments[name] for name in self.names]
+
+    def _check_keywords(self, kwargs):
+        """A keyword that names no parameter is the first error, as Python reports it (before
+        a missing argument): ``f() got an unexpected keyword argument 'xx'``."""
+        if inspect.Parameter.VAR_KEYWORD in self.kinds:
+            return
+        accepted = {name for name, kind in zip(self.names, self.kinds)
+                    if kind != inspect.Parameter.VAR_POSITIONAL}
+        for name in kwargs:
+            if name not in accepted:
+                raise TypeError(f"{self.func_name}() got an unexpected keyword argument "
+                                f"'{name}'")
 
     def call(self, func, values, first=()):
         """``func(*first, ...)`` with the bound ``values``."""
