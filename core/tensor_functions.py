@@ -36,13 +36,15 @@ __all__ = [
     "square", "squeeze", "stack", "subtract", "sum", "tanh", "tile", "topk", "transpose",
     "unsqueeze", "unstack", "where", "zeros", "zeros_like",
     # 2.x names beyond the fluid ones (tensor_search, tensor_math, tensor_random)
-    "add_n", "allclose", "argsort", "bmm", "broadcast_to", "chunk", "clip", "cumsum", "dist",
+    "add_n", "allclose", "argsort", "bmm", "broadcast_to", "chunk", "cumsum", "dist",
     "dot", "expand", "expand_as", "full_like", "increment", "index_select", "masked_select",
     "mm", "mod", "nonzero", "norm", "numel", "rand", "randint", "randn", "randperm",
     "reciprocal", "reshape_", "scatter", "sort", "squeeze_", "standard_normal", "std", "t",
     "uniform", "unsqueeze_", "var", "normal", "sigmoid", "logsumexp", "any", "all", "eye",
     "tril", "triu", "equal_all", "flip",
 ]
+# NOTE: ``clip`` (the 2.x function) is not in __all__: ``core.clip`` stays the gradient-clipping
+# module fluid code reaches (``fluid.clip.GradientClipByGlobalNorm``); ``dy2static.clip`` is it.
 
 # same arguments in 2.0 and fluid
 abs, ceil, cos, exp, floor, log, round = _L.abs, _L.ceil, _L.cos, _L.exp, _L.floor, _L.log, \

@@ -15,16 +15,24 @@
 
 ``load(path)`` returns ``(param_dict, optimizer_dict)``, numpy arrays in place of tensors as
 PaddlePaddle 1.8 does; either is None when its file is absent.
+
+PaddlePaddle 2.x's ``paddle.save(obj, path)`` / ``paddle.load(path)`` are :func:`save_object`
+and :func:`load_object`: ``path`` is the whole file name and ``load_object`` returns the object
+that was saved (a state dict, a tensor, nested dicts / lists of them), tensors in place of
+arrays unless ``return_numpy``. The file format is the same, so either pair reads the files
+the other writes.
 """
 import os
 import re
 
+import numpy as np
+
 from ..serialization import ModelFormatError, load_tree, save_tree
 from ..static.program import Variable
 from ..static.scope import global_scope
-from ..tensor import Parameter
+from ..tensor import Parameter, to_tensor
 
-__all__ = ["OPT_SUFFIX", "PARAMS_SUFFIX", "load", "save"]
+__all__ = ["OPT_SUFFIX", "PARAMS_SUFFIX", "load", "load_object", "save", "save_object"]
 
 PARAMS_SUFFIX = ".pdparams"
 OPT_SUFFIX = ".pdopt"
@@ -83,6 +91,8 @@ def _values_of(value):
         return arr
     if isinstance(value, dict):
         return type(value)((k, _values_of(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_values_of(v) for v in value)
     return value
 
 
@@ -126,3 +136,47 @@ def load(path):
             raise ModelFormatError(f"{p}: holds a {type(tree).__name__}, not a state dict")
         results.append(tree)
     return results[0], results[1]
+
+
+def save_object(obj, path, protocol=4):
+    """``paddle.save``: write ``obj`` (a state dict, a tensor or array, Python scalars, strings,
+    None, or nested dicts / lists / tuples of those) to the file ``path``, atomically. A name
+    ending in ``.pdparams`` / ``.pdopt`` gives the file that kind, so :func:`load` reads it too.
+    ``protocol`` is accepted for PaddlePaddle's signature; nothing is pickled."""
+    path = os.fspath(path)
+    if not os.path.basename(path):
+        raise ValueError(f"save: path {path!r} must name a file, not a folder")
+    if isinstance(protocol, bool) or not isinstance(protocol, int) or not 2 <= protocol <= 5:
+        raise ValueError(f"save: protocol must be an int in [2, 5], got {protocol!r}")
+    _, suffix = _strip_suffix(path)
+    head = os.path.dirname(path)
+    if head:
+        os.makedirs(head, exist_ok=True)
+    save_tree(path, _values_of(obj), kind=suffix[1:] if suffix else "object")
+    return path
+
+
+def _as_tensors(value):
+    if isinstance(value, dict):
+        return type(value)((k, _as_tensors(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_tensors(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return to_tensor(value)
+    return value
+
+
+def load_object(path, return_numpy=False):
+    """``paddle.load``: the object :func:`save_object` (or :func:`save`) wrote to ``path``
+    (when ``path`` is not a file but ``path.pdparams`` is, that file), with tensors in place of
+    arrays unless ``return_numpy``."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        for suffix in (PARAMS_SUFFIX, OPT_SUFFIX):
+            if os.path.isfile(path + suffix):
+                path = path + suffix
+                break
+        else:
+            raise FileNotFoundError(f"load: {path} does not exist (nor {path + PARAMS_SUFFIX})")
+    tree = load_tree(path)
+    return tree if return_numpy else _as_tensors(tree)
