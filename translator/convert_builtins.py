@@ -1,24 +1,26 @@
-"""Runtime helpers for builtins and attributes with a static form: ``len``, ``int`` /
-``float`` / ``bool`` casts, ``print``, ``assert`` and ``x.shape``.
+"""Runtime helpers for builtins and attributes with a static form: ``len``, ``int`` / ``float`` /
+``bool`` casts, ``x.item()``, ``print``, ``assert`` and ``x.shape``.
 
 A static Variable argument gives the static op (``shape`` / ``array_length``, ``cast``,
-``Print``, ``Assert``); anything else runs Python's builtin. ``x[i] = v`` (converted to ``x =
-convert_setitem(x, i, v)``; ``x[i] += v`` to ``convert_setitem_aug``) is the ``setitem`` op
-on a static Variable, Python's item assignment on anything else. What eager mode gives as a Python
-number -- ``len(x)``, ``int(t)``, ``float(t)``, an unknown dim of ``x.shape`` -- is a 0-d
-Variable marked weak (``convert_state.mark_weak``), so ``float32_tensor / x.shape[0]`` stays
-float32 as it does eagerly.
+``Assert``); anything else runs Python's builtin. ``print`` while a Program is built is a
+``python_print`` op whatever its arguments, so the program prints on every run. ``x[i] = v``
+(converted to ``x = convert_setitem(x, i, v)``; ``x[i] += v`` to ``convert_setitem_aug``) is
+the ``setitem`` op on a static Variable, Python's item assignment on anything else. What eager
+mode gives as a Python number -- ``len(x)``, ``int(t)``, ``float(t)``, an unknown dim of
+``x.shape`` -- is a 0-d Variable marked weak (``convert_state.mark_weak``), so ``float32_tensor
+/ x.shape[0]`` stays float32 as it does eagerly.
 """
 import builtins
 import operator
 
+from core import mode
 from core.indexing import setitem_value
 
 from .convert_state import dtype_name, is_static, layers, mark_weak, where
 from .tensor_list import is_array
 
-__all__ = ["convert_assert", "convert_cast", "convert_len", "convert_print", "convert_setitem",
-           "convert_setitem_aug", "convert_shape"]
+__all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_item", "convert_len",
+           "convert_print", "convert_setitem", "convert_setitem_aug", "convert_shape"]
 
 
 def convert_setitem(target, index, value):
@@ -74,31 +76,79 @@ def _scalar(var):
     return mark_weak(var)
 
 
-_CASTS = {"int": (builtins.int, "int64"), "float": (builtins.float, "float32"),
-          "bool": (builtins.bool, "bool")}
+_CASTS = {"int": builtins.int, "float": builtins.float, "bool": builtins.bool}
+
+
+def _one_element(var, what):
+    """``var`` as a 0-d Variable; an error naming ``what`` when its shape shows more than one
+    element (an unknown dim is checked when the program runs)."""
+    shape = list(var.shape or ())
+    if all(d is not None and d >= 0 for d in shape):
+        size = 1
+        for d in shape:
+            size *= d
+        if size != 1:
+            raise ValueError(f"{what} needs a tensor with exactly one element, got shape "
+                             f"{shape}{where()}")
+    return layers().reshape(var, []) if shape else var
+
+
+def _cast_dtype(x, kind):
+    """The dtype of the 0-d Variable standing for ``int(x)`` / ``float(x)`` / ``bool(x)``: int64;
+    x's own floating dtype for float (float32 when x is not floating: Python's float then
+    promotes with tensors as float32 does); bool."""
+    if kind == "int":
+        return "int64"
+    if kind == "float":
+        name = dtype_name(x)
+        return name if name.startswith(("float", "bfloat")) else "float32"
+    return "bool"
 
 
 def convert_cast(x, kind):
-    """``int(x)``/``float(x)``/``bool(x)``: a ``cast`` op for a static Variable, else Python."""
-    py, dtype = _CASTS[kind]
+    """``int(x)``/``float(x)``/``bool(x)``: a ``cast`` op for a static Variable (a 0-d Variable
+    standing for the Python number eager mode gives; ``int`` truncates toward zero as Python
+    does), else Python."""
     if is_static(x):
-        out = layers().cast(x, dtype)
+        out = layers().cast(x, _cast_dtype(x, kind))
         if out.shape and all(d == 1 for d in out.shape):
             out = layers().reshape(out, [])  # one element, like the Python number eager gives
         return mark_weak(out, kind != "bool")
-    return py(x)
+    return _CASTS[kind](x)
 
 
-def convert_print(*args, **kwargs):
-    """``print``: a ``Print`` op for each static Variable argument, else Python's print."""
-    if any(is_static(a) for a in args):
-        for a in args:
-            if is_static(a):
-                layers().Print(a)
-            else:
-                builtins.print(a, **{k: v for k, v in kwargs.items() if k != "end"})
-        return None
-    return builtins.print(*args, **kwargs)
+def cast_builtin(kind):
+    """What converted code calls for the builtin ``int`` / ``float`` / ``bool``: one argument
+    goes through :func:`convert_cast`; any other call (``int('7', 8)``, ``float()``) is the
+    builtin's."""
+    py = _CASTS[kind]
+
+    def cast(*args, **kwargs):
+        if len(args) == 1 and not kwargs:
+            return convert_cast(args[0], kind)
+        return py(*args, **kwargs)
+
+    cast.__name__ = cast.__qualname__ = kind
+    return cast
+
+
+def convert_item(x):
+    """``x.item()``: for a static Variable a 0-d Variable of its dtype standing for the Python
+    number (weak, so ``float32_tensor + x.item()`` stays float32 as it does eagerly); for
+    anything else its own ``item()``."""
+    if is_static(x):
+        return mark_weak(_one_element(x, "item()"), dtype_name(x) != "bool")
+    return x.item()
+
+
+def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print``: while a Program is built, a ``python_print`` op that writes, each time the
+    program runs, what eager ``print`` writes (a static Variable shown as the eager Tensor of
+    its run-time value), in program order -- Python values too, so nothing is printed only
+    at translation; otherwise Python's print."""
+    if not mode.in_dynamic_mode():
+        return layers().python_print(*args, sep=sep, end=end, file=file, flush=flush)
+    return builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
 
 
 def convert_assert(cond, message=None):

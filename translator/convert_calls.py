@@ -1,35 +1,38 @@
-"""``convert_call``: what converted code calls for every ``fn(...)`` it does not rewrite
-itself.
+"""``convert_call``: what converted code calls for every ``fn(...)`` it does not rewrite itself.
 
-User functions, methods and Layers are converted (once, cached, recursively: their own calls
-go through here again); the builtins with a static form map to their helpers; library code
-(``core``, numpy, the standard library modules below), classes, ``not_to_static``
-functions and whatever cannot be converted are called as they are -- except that a Layer
-class called while a declarative function is translated is constructed in eager mode.
+User functions, methods and Layers are converted (once, cached, recursively: their own calls go
+through here again; a ``Sequential`` runs its sublayers through here); the builtins with a
+static form map to their helpers, by identity, so a name shadowing one is the user's object;
+library code (``core``, numpy, the standard library modules below), classes, ``not_to_static``
+functions and whatever cannot be converted are called as they are -- except that a Layer class
+called while a declarative function is translated is constructed in eager mode.
 
 Converting a called function is ``translator.convert``'s work, and ``convert`` imports this
-module (through ``convert_ops``, the namespace converted code calls). So ``convert``
-registers itself here when it is imported (:func:`use_converter`) instead of this module
-importing it: converted code exists only once ``convert`` has made it, so the converter is
-set whenever :func:`convert_call` runs.
+module (through ``convert_ops``, the namespace converted code calls). So ``convert`` registers
+itself here when it is imported (:func:`use_converter`) instead of this module importing it:
+converted code exists only once ``convert`` has made it, so the converter is set whenever
+:func:`convert_call` runs.
 """
 import builtins
 import types
 
 from core import mode
-from core.nn import Layer
+from core.nn import Layer, Sequential
 
-from .convert_builtins import convert_len, convert_print
+from .convert_builtins import cast_builtin, convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_state import translating
 
-__all__ = ["convert_call", "use_converter"]
+__all__ = ["convert_call", "convert_super", "use_converter"]
 
 _SKIP_MODULES = ("core", "translator", "numpy", "gast", "builtins", "functools", "inspect",
                  "typing", "collections", "itertools", "copy", "math", "operator", "abc")
+# the builtins with a static form, by identity: a name that shadows one (a local, closure or
+# global ``len = my_len``) holds another object and is called as the user's
 _BUILTIN_MAP = {builtins.len: convert_len, builtins.print: convert_print,
                 builtins.range: convert_range, builtins.enumerate: convert_enumerate,
-                builtins.zip: convert_zip}
+                builtins.zip: convert_zip, builtins.int: cast_builtin("int"),
+                builtins.float: cast_builtin("float"), builtins.bool: cast_builtin("bool")}
 
 
 def _skipped_module(obj):
@@ -71,6 +74,8 @@ def convert_call(fn):
         return fn
     if hasattr(fn, "dygraph_function"):
         return convert.convert_to_static(fn)
+    if isinstance(fn, Sequential) and type(fn).forward is Sequential.forward:
+        return _sequential_call(fn)
     if isinstance(fn, types.MethodType):
         func = fn.__func__
         if getattr(func, "_d2s_not_to_static", False) or _skipped_module(func) or \
@@ -91,9 +96,69 @@ def convert_call(fn):
 
 def _convert_or_keep(convert, target, fallback):
     try:
-        return convert.convert_to_static(target)
+        converted = convert.convert_to_static(target)
     except convert.error:
         return fallback
+    return _recursion_checked(converted, target) if translating() else converted
+
+
+def convert_super(builtin_or_user, class_cell, first):
+    """A zero-argument ``super()`` in converted code: ``super(__class__, first)`` when the name
+    ``super`` holds the builtin (``class_cell`` reads the method's ``__class__`` cell: the
+    converted function is not defined in the class body); the user's own ``super`` (a local,
+    closure or global of that name) called with no arguments otherwise."""
+    if builtin_or_user is builtins.super:
+        try:
+            cls = class_cell()
+        except NameError:
+            raise RuntimeError("super(): __class__ cell not found") from None
+        return builtins.super(cls, first)
+    return convert_call(builtin_or_user)()
+
+
+def _sequential_call(seq):
+    """A ``Sequential`` called from converted code: its sublayers in order, each through
+    :func:`convert_call` (so a sublayer's ``forward`` with tensor control flow is converted),
+    under the container's train / eval flag as ``Layer.__call__`` sets it."""
+    def call(input):
+        with mode.train_mode_guard(seq.training):
+            for layer in seq:
+                input = convert_call(layer)(input)
+        return input
+
+    return call
+
+
+_active = {}  # original function -> calls of its converted form in progress while translating
+
+
+def _recursion_checked(converted, target):
+    """``converted`` counting its nested calls while a Program is built: a recursion that
+    never ends there -- one whose end depends on a Tensor, as a tensor ``if`` traces both
+    branches -- raises an error naming the function instead of a bare RecursionError."""
+    key = getattr(target, "__func__", target)
+
+    def call(*args, **kwargs):
+        depth = _active.get(key, 0)
+        _active[key] = depth + 1
+        try:
+            return converted(*args, **kwargs)
+        except RecursionError:
+            if depth:
+                raise
+            name = getattr(key, "__qualname__", repr(key))
+            raise RecursionError(
+                f"{name} calls itself without end while its program is built: a recursion "
+                f"whose end depends on a Tensor (a tensor condition traces both branches, so "
+                f"the recursive call is always built) cannot be converted; end the recursion "
+                f"on a Python value, or write it as a loop") from None
+        finally:
+            if depth:
+                _active[key] = depth
+            else:
+                _active.pop(key, None)
+
+    return call
 
 
 def _constructs_eager_layer(cls):

@@ -14,19 +14,20 @@ Python's semantics. The helpers live by concern:
   flags, rollback and re-tracing);
 * ``convert_iter`` -- the iterables of ``for`` (``range`` / ``enumerate`` / ``zip``);
 * ``tensor_list`` -- ``list.append`` / ``pop`` / indexing on lists or tensor arrays;
-* ``convert_builtins`` -- ``len``, casts, ``print``, ``assert``, ``x.shape``, ``x[i] = v``,
-  ``x[i] += v``;
-* ``convert_calls`` -- ``convert_call`` (recursive conversion of called functions).
+* ``convert_builtins`` -- ``len``, casts, ``x.item()``, ``print``, ``assert``, ``x.shape``,
+  ``x[i] = v``, ``x[i] += v``;
+* ``convert_calls`` -- ``convert_call`` (recursive conversion of called functions) and
+  ``convert_super``.
 """
-from .convert_builtins import convert_assert, convert_cast, convert_len, convert_print, \
-    convert_setitem, convert_setitem_aug, convert_shape
-from .convert_calls import convert_call
+from .convert_builtins import convert_assert, convert_cast, convert_item, convert_len, \
+    convert_print, convert_setitem, convert_setitem_aug, convert_shape
+from .convert_calls import convert_call, convert_super
 from .control_flow import Targets, check_bound, convert_compare, convert_for_loop, \
     convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_not, convert_logical_or, \
     convert_while_loop
 from .convert_iter import convert_enumerate, convert_range, convert_zip
-from .convert_state import Deleted, PendingReturn, UndefinedVar, check_defined, install_origin_provider, \
-    is_static
+from .convert_state import Deleted, PendingReturn, UndefinedVar, check_defined, \
+    install_origin_provider, is_static
 from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "convert_for_loop",
     "convert_ifelse",
     "convert_ifexp",
+    "convert_item",
     "convert_len",
     "convert_list_append",
     "convert_list_getitem",
@@ -56,6 +58,7 @@ __all__ = [
     "convert_setitem",
     "convert_setitem_aug",
     "convert_shape",
+    "convert_super",
     "convert_while_loop",
     "convert_zip",
     "install_origin_provider",

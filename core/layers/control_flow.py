@@ -14,7 +14,7 @@ import numpy as np
 from .. import mode as _mode
 from ..dispatch import apply
 from ..dtypes import dtype_name
-from ..ops.control_flow import assert_message, format_value
+from ..ops.control_flow import assert_message, format_value, stream_key
 from ..static import structure as _st
 from ..static.analysis import op_reads, op_writes
 from ..static.builder import current_origin
@@ -29,6 +29,7 @@ __all__ = [
     "case",
     "cond",
     "data",
+    "python_print",
     "switch_case",
     "while_loop",
 ]
@@ -452,6 +453,61 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
                                     "print_tensor_type": bool(print_tensor_type),
                                     "print_tensor_shape": bool(print_tensor_shape),
                                     "var_name": input.name, "print_phase": str(print_phase)})
+
+
+def python_print(*values, sep=" ", end="\n", file=None, flush=False):
+    """Python's ``print(*values, sep=sep, end=end, file=file, flush=flush)`` for values that
+    may hold static Variables: eagerly it is ``print`` itself; in static mode it appends a
+    ``python_print`` op that writes, each time the executor reaches it, the same text
+    ``print`` would write then -- a Variable (also inside a list, tuple or dict) shown as
+    the eager Tensor of its run-time value, anything else as ``print`` shows it now.
+    Returns None."""
+    for arg, v in (("sep", sep), ("end", end)):
+        if v is not None and not isinstance(v, str):
+            raise TypeError(f"python_print(): argument '{arg}' must be None or a string, got "
+                            f"{type(v).__name__}")
+    if not _static():
+        print(*values, sep=sep, end=end, file=file, flush=flush)
+        return None
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    segments, tensors = [""], []
+    for k, value in enumerate(values):
+        if k:
+            segments[-1] += sep
+        _print_segments(value, str, segments, tensors)
+    segments[-1] += end
+    apply("python_print", [tensors],
+          {"segments": segments, "stop_gradient": [bool(t.stop_gradient) for t in tensors],
+           "stream": stream_key(file), "flush": bool(flush)})
+    return None
+
+
+def _print_segments(value, show, segments, tensors):
+    """Extend ``segments`` / ``tensors`` with ``value`` as ``print`` shows it (``show`` is
+    ``str`` at the top, ``repr`` inside containers): each Variable or Tensor a slot filled at
+    run time, lists / tuples / dicts that hold one walked, anything else as text now."""
+    if isinstance(value, (Variable, Tensor)):
+        tensors.append(value)
+        segments.append("")
+    elif type(value) in (list, tuple, dict) and _holds_tensor(value):
+        items = value.items() if isinstance(value, dict) else [(None, v) for v in value]
+        opening, closing = {list: "[]", tuple: "()", dict: "{}"}[type(value)]
+        segments[-1] += opening
+        for k, (key, v) in enumerate(items):
+            if k:
+                segments[-1] += ", "
+            if isinstance(value, dict):
+                segments[-1] += repr(key) + ": "
+            _print_segments(v, repr, segments, tensors)
+        segments[-1] += ("," if type(value) is tuple and len(value) == 1 else "") + closing
+    else:
+        segments[-1] += show(value)
+
+
+def _holds_tensor(value):
+    leaves, _ = _st.flatten(value)
+    return any(isinstance(v, (Variable, Tensor)) for v in leaves)
 
 
 def Assert(cond, data=None, summarize=20, name=None):

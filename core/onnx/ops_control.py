@@ -37,6 +37,13 @@ def _assert(g, v):
     return {}
 
 
+@mapper("python_print")
+def _python_print(g, v):
+    # NOTE: a deployed graph does not print (as ``print`` maps to Identity); nothing reads
+    # this op's (absent) outputs, so it is left out
+    return {}
+
+
 @mapper("cond")
 def _cond(g, v):
     a = v.attrs

@@ -1,5 +1,5 @@
 """Control-flow and program-plumbing ops: ``cond``, ``while``, tensor arrays, ``increment``,
-``print``, ``assert`` and ``grad_sum``.
+``print``, ``python_print`` (Python's ``print`` at run time), ``assert`` and ``grad_sum``.
 
 ``cond`` and ``while`` hold sub-blocks (by index, in attrs) and are compiled by the executor
 (``core/static/codegen.py``), not run through a kernel; their gradients are built by
@@ -20,9 +20,11 @@ Attributes of the sub-block ops (variable names resolve from the sub-block, thro
 A tensor array is a Python list of arrays at run time; writing copies the list, so arrays are
 values like any other.
 """
+import sys
+
 import numpy as np
 
-from ..backend import as_numpy
+from ..backend import as_numpy, place_of
 from .registry import Meta, OpDef, register_op
 
 __all__ = [
@@ -33,8 +35,11 @@ __all__ = [
     "format_value",
     "grad_sum",
     "increment",
+    "python_print",
     "read_from_array",
+    "stream_key",
     "tensor_array_to_tensor",
+    "tensor_text",
     "write_to_array",
 ]
 
@@ -306,6 +311,73 @@ class print_(_Plumbing):
 
     def backward(self, ctx, ins, outs, douts, **attrs):
         return (douts[0],)
+
+
+def tensor_text(a, stop_gradient=True):
+    """What ``str`` gives for an eager Tensor holding the array ``a`` (or a list of arrays, a
+    tensor array: the list of their texts)."""
+    if isinstance(a, list):
+        return "[" + ", ".join(tensor_text(x, stop_gradient) for x in a) + "]"
+    values = np.array2string(as_numpy(a), prefix="       ")
+    return (f"Tensor(shape={list(a.shape)}, dtype={a.dtype.name}, place={place_of(a)}, "
+            f"stop_gradient={bool(stop_gradient)},\n       {values})")
+
+
+# streams a ``python_print`` writes to, by key: ``stdout`` / ``stderr`` are looked up when the
+# op runs (as ``print`` does); another file object is kept here under ``file:<id>``
+_STREAMS = {}
+
+
+def stream_key(file):
+    """The ``stream`` attribute of a ``python_print`` writing to ``file`` (None: stdout)."""
+    if file is None or file is sys.stdout:
+        return "stdout"
+    if file is sys.stderr:
+        return "stderr"
+    if not callable(getattr(file, "write", None)):
+        raise TypeError(f"print(): argument 'file' must have a write() method, got "
+                        f"{type(file).__name__}")
+    key = f"file:{id(file)}"
+    _STREAMS[key] = file
+    return key
+
+
+def _stream(key):
+    if key == "stdout":
+        return sys.stdout
+    if key == "stderr":
+        return sys.stderr
+    if key not in _STREAMS:
+        raise RuntimeError(f"python_print: the file object this program printed to ({key}) "
+                           "belongs to another process; print to stdout or stderr instead")
+    return _STREAMS[key]
+
+
+@register_op
+class python_print(_Plumbing):
+    """Write what Python's ``print`` writes for values known when the program runs: the text
+    ``segments[0] + str(X[0]) + segments[1] + ... + segments[n]`` (``sep`` and ``end``
+    already in the segments), each X shown as an eager Tensor of its run-time value (with the
+    ``stop_gradient`` flag recorded per input), to ``stream`` (``stdout``, ``stderr``)."""
+
+    inputs = ("X*",)
+    outputs = ()
+    attrs = {"segments": [""], "stop_gradient": [], "stream": "stdout", "flush": False}
+    differentiable = False
+
+    def infer(self, xs, **attrs):
+        return ()
+
+    def forward(self, ctx, xs, segments, stop_gradient, stream, flush):
+        if len(segments) != len(xs) + 1:
+            raise ValueError(f"python_print: {len(xs)} values need {len(xs) + 1} text "
+                             f"segments, got {len(segments)}")
+        parts = [segments[0]]
+        for k, x in enumerate(xs):
+            sg = stop_gradient[k] if k < len(stop_gradient) else True
+            parts += [tensor_text(x, sg), segments[k + 1]]
+        print("".join(parts), end="", file=_stream(stream), flush=bool(flush))
+        return ()
 
 
 def assert_message(cond_name, data, names, summarize, message):

@@ -14,7 +14,7 @@ __all__ = [
 ]
 
 CONTROL_FLOW_OPS = ("cond", "cond_grad", "while", "while_grad")
-SIDE_EFFECT_OPS = ("print", "assert")
+SIDE_EFFECT_OPS = ("print", "python_print", "assert")
 
 
 def op_reads(op):

@@ -2,11 +2,18 @@
 
 At run time ``convert_call`` returns the converted ``f`` for user functions, methods and
 Layers (converted recursively, cached) and ``f`` itself for builtins, library code and
-``not_to_static`` functions; ``range``/``enumerate``/``zip``/``len``/``print`` map to their
-static-aware helpers. Calls to the helpers themselves (``_d2s.*``) are left alone, and so is
-``super``; a zero-argument ``super()`` in a method becomes ``super(__class__, self)`` because
-the converted function is not defined in the class body (``__class__`` is the original
-method's closure cell, which the converted function shares).
+``not_to_static`` functions; the builtins ``range``/``enumerate``/``zip``/``len``/``print``/
+``int``/``float``/``bool`` map to their static-aware helpers by identity, so a name that
+shadows one holds the user's object and calls it. Calls to the helpers themselves
+(``_d2s.*``, and ``_d2s.convert_call(f)(...)`` made by earlier passes) are left alone.
+
+Two calls have their own helper: ``x.item()`` -> ``_d2s.convert_item(x)`` (a static
+Variable's value as a 0-d Variable standing for the Python number; anything else's own
+``item()``), and a zero-argument ``super()`` in a method ->
+``_d2s.convert_super(super, lambda: __class__, self)``: ``super(__class__, self)`` when
+``super`` is the builtin, because the converted function is not defined in the class body
+(``__class__`` is the original method's closure cell, which the converted function shares);
+the user's function when ``super`` names one.
 """
 import gast
 
@@ -22,17 +29,24 @@ class _Call(NodeTransformer):
         args = fn_node.args.posonlyargs + fn_node.args.args
         self.first_param = args[0].id if args else None
 
+    def _is_helper(self, func):
+        return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+            func.value.id == self.ctx.helpers
+
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
-                func.value.id == self.ctx.helpers:
-            return node
-        if isinstance(func, gast.Name) and func.id == "super":
-            if not node.args and not node.keywords and self.first_param is not None:
-                return replace_as_expression("super(__class__, first)", origin=node,
-                                             first=self.first_param)
-            return node
+        if self._is_helper(func) or (isinstance(func, gast.Call) and self._is_helper(func.func)):
+            return node  # a helper, or a helper's result (``_d2s.convert_call(print)(...)``)
+        if isinstance(func, gast.Name) and func.id == "super" and not node.args and \
+                not node.keywords and self.first_param is not None:
+            return replace_as_expression("helpers.convert_super(super, lambda: __class__, first)",
+                                         origin=node, helpers=self.ctx.helpers,
+                                         first=self.first_param)
+        if isinstance(func, gast.Attribute) and func.attr == "item" and not node.args and \
+                not node.keywords:
+            return replace_as_expression("helpers.convert_item(obj)", origin=node,
+                                         helpers=self.ctx.helpers, obj=func.value)
         node.func = replace_as_expression("helpers.convert_call(func)", origin=node,
                                           helpers=self.ctx.helpers, func=func)
         return node

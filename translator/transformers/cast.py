@@ -1,19 +1,20 @@
-"""``int(x)``, ``float(x)``, ``bool(x)`` -> ``_d2s.convert_cast(x, 'int')`` (...) and
-``len(x)`` -> ``_d2s.convert_len(x)``.
+"""``int(x)``, ``float(x)``, ``bool(x)``, ``len(x)`` -> ``_d2s.convert_call(int)(x)`` (...).
 
-Only one-argument calls of those builtin names are rewritten (``int('7', 8)`` stays). At run
-time a static Variable gets a ``cast`` op (int64 / float32 / bool) or its first dimension
-(``shape`` op / ``array_length`` for a tensor array); other values use the builtin.
+``convert_call`` decides at run time what the name holds: the builtin maps to its helper
+(``convert_cast``: a ``cast`` op for a static Variable, a 0-d Variable standing for the Python
+number; ``convert_len``: its first dimension, a ``shape`` op or ``array_length`` for a tensor
+array), which keeps Python's builtin for other values and other argument lists
+(``int('7', 8)``); a local, closure or global of that name holds the user's object, called
+as it is.
 """
 import gast
 
-from ..gast_nodes import constant
 from ..templates import replace_as_expression
 from ..visitor import NodeTransformer
 
 __all__ = ["transform"]
 
-_CASTS = ("int", "float", "bool")
+_NAMES = ("int", "float", "bool", "len")
 
 
 class _Cast(NodeTransformer):
@@ -23,16 +24,9 @@ class _Cast(NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if not isinstance(func, gast.Name) or len(node.args) != 1 or node.keywords or \
-                isinstance(node.args[0], gast.Starred):
-            return node
-        if func.id in _CASTS:
-            return replace_as_expression("helpers.convert_cast(x, kind)", origin=node,
-                                         helpers=self.ctx.helpers, x=node.args[0],
-                                         kind=constant(func.id))
-        if func.id == "len":
-            return replace_as_expression("helpers.convert_len(x)", origin=node,
-                                         helpers=self.ctx.helpers, x=node.args[0])
+        if isinstance(func, gast.Name) and func.id in _NAMES:
+            node.func = replace_as_expression("helpers.convert_call(func)", origin=node,
+                                              helpers=self.ctx.helpers, func=func)
         return node
 
 

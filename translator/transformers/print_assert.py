@@ -1,9 +1,12 @@
-"""``print(...)`` -> ``_d2s.convert_print(...)`` and ``assert c, msg`` ->
+"""``print(...)`` -> ``_d2s.convert_call(print)(...)`` and ``assert c, msg`` ->
 ``_d2s.convert_assert(c, msg)``.
 
-At run time a static Tensor argument becomes a ``Print`` op (an ``Assert`` op for a static
-condition); anything else prints / asserts as Python does. The assert message is evaluated
-only when the condition is false, as in Python (it is passed as a thunk).
+``convert_call`` decides at run time what the name ``print`` holds: the builtin maps to
+``convert_print`` (while a Program is built, a ``python_print`` op that writes what eager
+``print`` writes each time the program runs); a user's object of that name is called as
+it is. A static condition becomes an ``Assert`` op; anything else asserts as Python does.
+The assert message is evaluated only when the condition is false, as in Python (it is passed
+as a thunk).
 """
 import gast
 
@@ -20,7 +23,7 @@ class _PrintAssert(NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id == "print":
-            node.func = replace_as_expression("helpers.convert_print", origin=node,
+            node.func = replace_as_expression("helpers.convert_call(print)", origin=node,
                                               helpers=self.ctx.helpers)
         return node
 

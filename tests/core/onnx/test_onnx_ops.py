@@ -43,6 +43,7 @@ COVERED_ELSEWHERE = {
     "increment": "tests/core/onnx/test_onnx_control_flow.py",
     "print": "tests/core/onnx/test_onnx_control_flow.py",
     "assert": "tests/translator/test_onnx_models.py",
+    "python_print": "tests/translator/test_print_calls.py",
 }
 
 #: registry cases ``(op type, case name)`` of mapped ops that have no ONNX form, with the
