@@ -14,23 +14,28 @@ same path). Each process gets Paddle's job variables: ``PADDLE_TRAINER_ID`` (its
 ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` default to 1 so the processes do not fight
 over the cores. With ``--log_dir`` each rank's output goes to ``DIR/workerlog.<rank>``.
 
-When a rank fails, the others are ended and the launcher exits with a non-zero status,
-naming the rank and its error (and its log); it then removes the MPI shared-memory segments
-(``/dev/shm/mpich_shm_*``) the job created that no live process still maps, since ranks ended
-that way cannot remove their own. ``--timeout`` ends the whole job after that
-many seconds (exit status 124). A launcher that is itself ended by SIGTERM or SIGHUP (a job
-scheduler, ``timeout``, a closed terminal) or Ctrl-C ends the ranks first and exits with
-128 + the signal number, so no rank is left behind.
+Each rank keeps a status file (see :mod:`core.distributed.rank_main`) that the launcher
+polls a few times a second. When a rank fails, or its process is gone without saying how it
+ended, the launcher ends every rank at once — the others may be computing, sleeping or
+waiting in a collective — and exits with a non-zero status (the failed rank's), naming the
+rank and its error (with ``--log_dir``, its traceback and log too); it then removes the MPI
+shared-memory segments (``/dev/shm/mpich_shm_*``) the job created that no live process still
+maps, since ranks ended that way cannot remove their own. ``--timeout`` ends the whole job
+after that many seconds (exit status 124). A launcher that is itself ended by SIGTERM or
+SIGHUP (a job scheduler, ``timeout``, a closed terminal) or Ctrl-C ends the ranks first and
+exits with 128 + the signal number, so no rank is left behind.
 """
 import argparse
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 from .rank_main import status_path
 
@@ -39,6 +44,8 @@ __all__ = ["build_command", "main"]
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 _LOCAL = ("127.0.0.1", "localhost")
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_POLL_S = 0.1  # how often the ranks' status files are read
+_GRACE_S = 5.0  # how long ranks sent SIGTERM get before SIGKILL
 
 
 def _parser():
@@ -159,6 +166,7 @@ def _remove_stale_segments(before):
 
 
 def _read_status(status_dir, world):
+    """``{rank: status}`` of the ranks that have written their status file."""
     found = {}
     for rank in range(world):
         try:
@@ -167,6 +175,82 @@ def _read_status(status_dir, world):
         except (OSError, ValueError):
             continue
     return found
+
+
+def _finished(status):
+    """The statuses of the ranks that have ended (ok or failed)."""
+    return {r: s for r, s in status.items() if s.get("state", "ok") != "running"}
+
+
+def _process_gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:  # a zombie has ended, its parent not yet told
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _lost_ranks(status_dir, world, status):
+    """Ranks on this machine that said they were running and whose process is gone without
+    a final status (a signal, ``os._exit``, a crash outside Python)."""
+    host = socket.gethostname()
+    suspects = [r for r, s in status.items() if s.get("state") == "running" and
+                s.get("host") == host and isinstance(s.get("pid"), int) and
+                _process_gone(s["pid"])]
+    if not suspects:
+        return []
+    again = _read_status(status_dir, world)  # it may have written its end just now
+    return [r for r in suspects if again.get(r, {}).get("state") == "running"]
+
+
+def _watch(proc, status_dir, world, timeout):
+    """Wait for ``mpiexec`` to end, polling the ranks' status files. Returns ``(rc, why,
+    lost)``: ``why`` is None when mpiexec ended by itself, else ``"failed"`` (a rank reported
+    a failure), ``"lost"`` (the ranks ``lost`` are gone without a status) or ``"timeout"``;
+    then the job is still running and ``rc`` is the status the launcher exits with."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        wait = _POLL_S if deadline is None else max(0.0, min(_POLL_S,
+                                                             deadline - time.monotonic()))
+        try:
+            return proc.wait(timeout=wait), None, []
+        except subprocess.TimeoutExpired:
+            pass
+        status = _read_status(status_dir, world)
+        failed = [s for s in status.values() if s.get("state") == "failed"]
+        if failed:
+            first = min(failed, key=lambda s: s["time"])
+            return (first.get("code") or 1), "failed", []
+        lost = _lost_ranks(status_dir, world, status)
+        if lost:
+            return 1, "lost", lost
+        if deadline is not None and time.monotonic() >= deadline:
+            return 124, "timeout", []
+
+
+def _end_job(proc):
+    """SIGTERM to mpiexec's process group (the process manager and the ranks), SIGKILL to
+    what is left after the grace period."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=_GRACE_S)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
 
 
 class _Ended(Exception):
@@ -181,29 +265,39 @@ def _on_signal(signum, frame):
     raise _Ended(signum)
 
 
-def _report(world, status, rc, log_dir, timed_out, ended_by=None):
+def _report(world, status, rc, log_dir, timed_out, ended_by=None, lost=()):
     if ended_by is not None:
-        running = [r for r in range(world) if r not in status]
+        running = [r for r in range(world) if r not in _finished(status)]
         return (f"launch: ended by {signal.Signals(ended_by).name}; ranks {running} were "
                 "still running and were ended")
-    failed = sorted((s for s in status.values() if not s.get("ok")), key=lambda s: s["time"])
+    finished = _finished(status)
+    failed = sorted((s for s in finished.values() if not s.get("ok")), key=lambda s: s["time"])
     log = (lambda r: f" (log: {os.path.join(log_dir, f'workerlog.{r}')})") if log_dir else \
         (lambda r: "")
     if timed_out:
-        done = sorted(status)
-        running = [r for r in range(world) if r not in status]
+        done = sorted(finished)
+        running = [r for r in range(world) if r not in finished]
         return (f"launch: the job ran past --timeout; ranks {running} were still running "
                 f"(finished: {done}) and were ended")
     if failed:
         first = failed[0]
-        others = [r for r in range(world) if r != first["rank"] and r not in status]
+        others = [r for r in range(world) if r != first["rank"] and r not in finished]
         msg = f"launch: rank {first['rank']} failed: {first['error']}{log(first['rank'])}"
+        if log_dir and first.get("traceback"):  # else the rank printed it to this terminal
+            msg += "\n" + first["traceback"].rstrip()
         for s in failed[1:]:
             msg += f"\nlaunch: rank {s['rank']} also failed: {s['error']}{log(s['rank'])}"
         if others:
             msg += f"\nlaunch: ranks {others} were ended"
         return msg
-    missing = [r for r in range(world) if r not in status]
+    if lost:
+        others = [r for r in range(world) if r not in finished and r not in lost]
+        msg = (f"launch: rank(s) {list(lost)} ended without reporting (killed by a signal, "
+               f"os._exit, or a crash outside Python){log(lost[0])}")
+        if others:
+            msg += f"\nlaunch: ranks {others} were ended"
+        return msg
+    missing = [r for r in range(world) if r not in finished]
     if rc != 0 or missing:
         ranks = missing or list(range(world))
         return (f"launch: mpiexec exited with status {rc}; ranks {ranks} ended without reporting "
@@ -221,16 +315,14 @@ def main(argv=None):
         if ns.log_dir:
             os.makedirs(ns.log_dir, exist_ok=True)
         segments = _mpi_segments()
-        timed_out, ended_by, proc = False, None, None
+        timed_out, ended_by, proc, lost = False, None, None, []
         previous = {}
         if threading.current_thread() is threading.main_thread():  # signal.signal's rule
             previous = {sig: signal.signal(sig, _on_signal) for sig in _ENDING_SIGNALS}
         try:
             proc = subprocess.Popen(cmd, start_new_session=True)
-            rc = proc.wait(timeout=ns.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            rc = 124
+            rc, why, lost = _watch(proc, status_dir, world, ns.timeout)
+            timed_out = why == "timeout"
         except KeyboardInterrupt:
             rc = 130
         except _Ended as e:
@@ -239,17 +331,12 @@ def main(argv=None):
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-        if proc is not None and proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        if proc is not None:
+            _end_job(proc)
         if rc != 0:
             _remove_stale_segments(segments)
         message = _report(world, _read_status(status_dir, world), rc, ns.log_dir, timed_out,
-                          ended_by)
+                          ended_by, lost)
     finally:
         shutil.rmtree(status_dir, ignore_errors=True)
     if message is not None:

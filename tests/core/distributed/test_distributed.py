@@ -6,9 +6,11 @@ training on 2 shards equals one process on the whole batch
 named. They skip when mpi4py or mpiexec is missing. The others run in this process, a
 one-process job.
 """
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -20,7 +22,7 @@ import pytest
 import core
 import core.distributed as dist
 from core.distributed import communicators as comm_mod
-from core.distributed import launch
+from core.distributed import launch, rank_main
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dist_scripts")
@@ -82,6 +84,49 @@ def test_failing_rank_ends_the_job_and_is_named(tmp_path):
     assert "Traceback" in (tmp_path / "workerlog.1").read_text()
     assert "unreachable" not in (tmp_path / "workerlog.0").read_text()
     assert launch._mpi_segments() <= before  # the ended ranks' MPI shared memory is removed
+
+
+@pytest.mark.dist
+@needs_mpi
+@pytest.mark.parametrize("log_dir", [False, True])
+def test_failing_rank_ends_ranks_that_are_not_in_a_collective(tmp_path, log_dir):
+    script = tmp_path / "fail_while_other_sleeps.py"
+    script.write_text(textwrap.dedent("""
+        import os, time
+        rank = int(os.environ["PADDLE_TRAINER_ID"])
+        print("pid", os.getpid(), flush=True)
+        if rank == 1:
+            time.sleep(0.5)
+            raise KeyError("rank 1 lost its key")
+        time.sleep(600)
+        print("rank 0 woke up", flush=True)
+    """))
+    args = ["--log_dir", str(tmp_path / "logs")] if log_dir else []
+    # the sleeping rank would keep mpiexec alive for 600 s: the launcher must end it
+    r = _launch(["--nproc_per_node", "2"] + args + [str(script)], timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "launch: rank 1 failed: KeyError: 'rank 1 lost its key'" in r.stderr
+    assert "ranks [0] were ended" in r.stderr
+    assert 'raise KeyError("rank 1 lost its key")' in r.stderr  # the traceback is shown
+    assert "woke up" not in r.stdout
+    if log_dir:
+        pid = int((tmp_path / "logs" / "workerlog.0").read_text().split()[1])
+        assert not _alive(pid)
+
+
+@pytest.mark.dist
+@needs_mpi
+def test_rank_gone_without_a_status_ends_the_job(tmp_path):
+    script = tmp_path / "vanish.py"
+    script.write_text("import os, time\n"
+                      "if os.environ['PADDLE_TRAINER_ID'] == '0':\n"
+                      "    time.sleep(0.5)\n"
+                      "    os._exit(0)\n"
+                      "time.sleep(600)\n")
+    r = _launch(["--nproc_per_node", "2", str(script)], timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "rank(s) [0] ended without reporting" in r.stderr
+    assert "ranks [1] were ended" in r.stderr
 
 
 @pytest.mark.dist
@@ -173,6 +218,52 @@ def test_launcher_checks_its_arguments(tmp_path):
     assert cmd.count(":") == 3 and cmd.count("-host") == 4
     k = cmd.index("FLAGS_selected_gpus")
     assert cmd[k + 1] == "0"
+
+
+def _status(status_dir, rank, state, **kw):
+    entry = {"rank": rank, "state": state, "ok": state == "ok", "error": None,
+             "traceback": None, "code": 0, "pid": os.getpid(), "host": socket.gethostname(),
+             "time": time.time()}
+    entry.update(kw)
+    with open(rank_main.status_path(str(status_dir), rank), "w") as f:
+        json.dump(entry, f)
+
+
+@pytest.mark.parametrize("case", ["failed", "lost", "timeout", "done"])
+def test_launcher_watches_the_status_files(tmp_path, case):
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                            start_new_session=True)
+    try:
+        _status(tmp_path, 0, "running")
+        if case == "failed":
+            _status(tmp_path, 1, "failed", error="ValueError: no", code=3)
+        elif case == "lost":
+            gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                                  capture_output=True, text=True)
+            _status(tmp_path, 1, "running", pid=int(gone.stdout))
+        elif case == "done":
+            _status(tmp_path, 1, "ok")
+            proc.terminate()
+        rc, why, lost = launch._watch(proc, str(tmp_path), 2, 30 if case != "timeout" else 0.3)
+        launch._end_job(proc)
+        assert proc.poll() is not None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    expect = {"failed": (3, "failed", []), "lost": (1, "lost", [1]),
+              "timeout": (124, "timeout", []), "done": (-signal.SIGTERM, None, [])}
+    assert (rc, why, lost) == expect[case]
+    status = launch._read_status(str(tmp_path), 2)
+    message = launch._report(2, status, rc, None, why == "timeout", None, lost)
+    if case == "failed":
+        assert message == ("launch: rank 1 failed: ValueError: no\n"
+                           "launch: ranks [0] were ended")
+    elif case == "lost":
+        assert message.startswith("launch: rank(s) [1] ended without reporting")
+        assert message.endswith("launch: ranks [0] were ended")
+    elif case == "timeout":
+        assert "ranks [0, 1] were still running (finished: [])" in message
 
 
 def test_parallel_env_reads_the_job_variables(monkeypatch):
