@@ -11,7 +11,8 @@ else a tuple with one entry per slot (a list for a ``*`` slot).
   naming the op and its inputs.
   An observer set with :func:`set_eager_observer` is told of each eager op and its outputs.
 * Static mode: :func:`core.static.builder.append_op` infers the outputs' shapes and dtypes,
-  creates their Variables and appends the operator to the current block.
+  creates their Variables and appends the operator to the current block. Under ``no_grad``
+  the outputs are ``stop_gradient``, so no gradient flows through the op, as eagerly.
 """
 import numpy as np
 
@@ -52,7 +53,7 @@ def apply(op_type, inputs, attrs=None, outputs=None):
     op = get_op(op_type)
     if _mode._state["dynamic"]:
         return eager_apply(op, inputs, attrs, outputs)
-    return append_op(op, inputs, op.full_attrs(attrs), outputs)
+    return append_op(op, inputs, op.full_attrs(attrs), outputs, grad=_grad_state["enabled"])
 
 
 def _arrays_of(op, inputs, Tensor):

@@ -10,6 +10,7 @@ expected and what came.
 import functools
 import math
 
+from .. import mode as _mode
 from .. import unique_name
 from ..checks import (FLOATS, check_bool, check_choice, check_index, check_int, check_number,
                       check_pair, check_probability, check_variable)
@@ -28,6 +29,13 @@ __all__ = ["batch_norm", "conv2d", "dropout", "embedding", "fc", "layer_norm", "
 # integral floats
 _int = functools.partial(check_int, integral_float=False)
 _pair = functools.partial(check_pair, minimum=1, integral_float=False)
+
+
+def _is_test(is_test, api):
+    """``is_test`` as a bool; None is ``not training`` of the calling Layer."""
+    if is_test is None:
+        return not _mode.in_train_mode()
+    return check_bool(is_test, "is_test", api)
 
 
 def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
@@ -146,9 +154,12 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
 
     Creates the scale (init 1), the bias (init 0) and the running mean (init 0) and
     variance (init 1); the last two are persistable, not trainable, and updated in place
-    in training mode as ``momentum * running + (1 - momentum) * batch``.
+    in training mode as ``momentum * running + (1 - momentum) * batch``. ``is_test=None``
+    follows the train mode of the Layer whose ``forward`` calls it (``not training``, as
+    PaddlePaddle 2.x; see :func:`core.mode.in_train_mode`).
     """
     api = "batch_norm"
+    is_test = _is_test(is_test, api)
     check_variable(input, "input", api, FLOATS)
     shape = list(input.shape)
     check_choice(data_layout, "data_layout", ("NCHW", "NHWC"), api)
@@ -173,7 +184,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     outs = apply("batch_norm", [input, scale, bias, mean, var],
                  {"momentum": momentum,
                   "epsilon": float(check_number(epsilon, "epsilon", api, minimum=0)),
-                  "is_test": bool(is_test), "data_layout": data_layout,
+                  "is_test": is_test, "data_layout": data_layout,
                   "use_global_stats": bool(use_global_stats)},
                  outputs={1: mean, 2: var})
     return apply_act(outs[0], act, api)
@@ -205,17 +216,21 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
     return apply_act(outs[0], act, api)
 
 
-def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+def dropout(x, dropout_prob, is_test=None, seed=None, name=None,
             dropout_implementation="downgrade_in_infer"):
     """Randomly zero elements of ``x`` with probability ``dropout_prob`` (see the
-    ``dropout`` op for the two implementations). ``seed`` fixes the mask."""
+    ``dropout`` op for the two implementations). ``seed`` fixes the mask. ``is_test=None``
+    (the default, as in PaddlePaddle 2.x) follows the train mode of the Layer whose
+    ``forward`` calls it: after ``eval()`` no mask is drawn, eagerly, in converted code and
+    in a saved inference model."""
     api = "dropout"
+    is_test = _is_test(is_test, api)
     check_variable(x, "x", api, FLOATS)
     dropout_prob = check_probability(dropout_prob, "dropout_prob", api)
     check_choice(dropout_implementation, "dropout_implementation",
                  ("downgrade_in_infer", "upscale_in_train"), api)
     seed = 0 if seed is None else _int(seed, "seed", api, 0)
-    outs = apply("dropout", [x], {"dropout_prob": dropout_prob, "is_test": bool(is_test),
+    outs = apply("dropout", [x], {"dropout_prob": dropout_prob, "is_test": is_test,
                                   "seed": seed,
                                   "dropout_implementation": dropout_implementation})
     return outs[0]

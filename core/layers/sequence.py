@@ -72,15 +72,26 @@ def _input(input, length, api, arg="input"):
 
 
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
-    """``mask[..., t] = t < x[...]`` for ``t < maxlen`` (default: the largest length)."""
+    """``mask[..., t] = t < x[...]`` for ``t < maxlen`` (default: the largest length).
+    ``maxlen`` may be a one-element integer tensor (``layers.shape(x)[1]``): its value when
+    the op runs, in static mode too."""
     api = "sequence_mask"
     if not is_variable_like(x):
         x = assign(np.asarray(x, dtype=np.int64))
     check_variable(x, "x", api, _INTS)
-    maxlen = -1 if maxlen is None else check_int(maxlen, "maxlen", api, minimum=0,
-                                                 integral_float=False)
-    return apply("sequence_mask", [x], {"maxlen": maxlen,
-                                        "out_dtype": np.dtype(dtype).name})
+    maxlen_t = None
+    if is_variable_like(maxlen):
+        check_variable(maxlen, "maxlen", api, _INTS)
+        if maxlen.shape is not None and -1 not in maxlen.shape and \
+                int(np.prod(maxlen.shape)) != 1:
+            raise ValueError(f"{api}(): argument 'maxlen' must be an int or a one-element "
+                             f"integer tensor, got shape {list(maxlen.shape)}")
+        maxlen_t, maxlen = maxlen, -1
+    else:
+        maxlen = -1 if maxlen is None else check_int(maxlen, "maxlen", api, minimum=0,
+                                                     integral_float=False)
+    return apply("sequence_mask", [x, maxlen_t], {"maxlen": maxlen,
+                                                  "out_dtype": np.dtype(dtype).name})
 
 
 def sequence_pool(input, pool_type, is_test=False, pad_value=0.0, length=None):
@@ -211,7 +222,7 @@ def crf_decoding(input, param_attr, label=None, length=None):
     if label is None:
         return set_lengths(path, length)
     label = _labels(label, x, api)
-    mask = apply("sequence_mask", [length], {"maxlen": -1 if x.shape[1] < 0 else x.shape[1],
+    mask = apply("sequence_mask", [length, None], {"maxlen": -1 if x.shape[1] < 0 else x.shape[1],
                                              "out_dtype": "int64"})
     hit = apply("cast", [path == label], {"out_dtype": "int64"})
     return set_lengths(hit * mask, length)

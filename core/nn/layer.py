@@ -88,7 +88,10 @@ class Layer:
             res = hook(self, inputs)
             if res is not None:
                 inputs = res if isinstance(res, tuple) else (res,)
-        outputs = self.forward(*inputs, **kwargs)
+        # NOTE: functional calls in forward (fluid dropout / batch_norm with is_test=None)
+        # follow this Layer's training flag, as PaddlePaddle 2.x's tracer train mode
+        with _mode.train_mode_guard(self.training):
+            outputs = self.forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             res = hook(self, inputs, outputs)
             if res is not None:

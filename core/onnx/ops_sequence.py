@@ -25,7 +25,9 @@ def _sequence_mask(g, v):
     x, dt = v.x("X"), v.var("X").dtype
     lens = g.cast(x, dt, np.int64)
     maxlen = v.attrs["maxlen"]
-    if maxlen >= 0:
+    if v.has("MaxLenTensor"):
+        n = g.scalar(g.cast(v.x("MaxLenTensor"), v.var("MaxLenTensor").dtype, np.int64))
+    elif maxlen >= 0:
         n = g.const(maxlen, np.int64)
     else:
         n = g.scalar(g.reduce("ReduceMax", g.reshape(lens, [-1]), [0], True))

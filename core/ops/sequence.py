@@ -64,24 +64,37 @@ def _valid(xp, length, time, ndim):
 @register_op
 class sequence_mask(OpDef):
     """``Y[..., t] = t < X[...]`` for ``t < maxlen`` (``maxlen`` -1: the largest length),
-    as ``out_dtype``."""
+    as ``out_dtype``. A one-element integer ``MaxLenTensor``, when given, is ``maxlen``
+    (known only when the op runs, as Paddle's input of that name)."""
 
-    inputs = ("X",)
+    inputs = ("X", "MaxLenTensor")
     outputs = ("Y",)
     attrs = {"maxlen": -1, "out_dtype": "int64"}
     differentiable = False
 
-    def infer(self, x, maxlen, out_dtype):
+    def infer(self, x, maxlen_t, maxlen, out_dtype):
         if np.dtype(x.dtype).kind not in "iu":
             raise ShapeError(f"sequence_mask: X must hold integer lengths, got dtype {x.dtype}")
+        if maxlen_t is not None:
+            if np.dtype(maxlen_t.dtype).kind not in "iu" or int(np.prod(maxlen_t.shape)) > 1:
+                raise ShapeError("sequence_mask: MaxLenTensor must be one integer, got "
+                                 f"{np.dtype(maxlen_t.dtype)}{list(maxlen_t.shape)}")
+            maxlen = -1
         return Meta(tuple(x.shape) + (maxlen if maxlen >= 0 else -1,), np.dtype(out_dtype))
 
-    def forward(self, ctx, x, maxlen, out_dtype):
+    def forward(self, ctx, x, maxlen_t, maxlen, out_dtype):
         xp = ctx.xp
         if x.dtype.kind not in "iu":
             raise ShapeError(f"sequence_mask: X must hold integer lengths, got dtype {x.dtype}")
         if x.size and int(x.min()) < 0:
             raise ValueError(f"sequence_mask: lengths must be >= 0, got {int(x.min())}")
+        if maxlen_t is not None:
+            if maxlen_t.dtype.kind not in "iu" or maxlen_t.size != 1:
+                raise ShapeError("sequence_mask: MaxLenTensor must be one integer, got "
+                                 f"{maxlen_t.dtype}{list(maxlen_t.shape)}")
+            maxlen = int(maxlen_t.reshape(-1)[0])
+            if maxlen < 0:
+                raise ValueError(f"sequence_mask: MaxLenTensor must be >= 0, got {maxlen}")
         n = maxlen if maxlen >= 0 else (int(x.max()) if x.size else 0)
         return (xp.arange(n) < x[..., None]).astype(out_dtype)
 

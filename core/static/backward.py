@@ -26,6 +26,24 @@ def _float_like(v):
     return v is not None and v.dtype is not None and v.dtype.kind == "f"
 
 
+def _cut(block, op, opdef, slots):
+    """True when ``op`` was built where gradients were off (``core.no_grad``) or the user cut
+    its outputs: every differentiable output is a new ``stop_gradient`` variable of the op's
+    block although an input it reads is not (the builder marks a new output stop_gradient
+    only when all inputs are, otherwise). An op writing an existing variable (in place, or
+    an outer one from a sub-block) is no cut: that variable's flag is from its first value."""
+    names = [n for s in opdef.outputs if slot_name(s) not in opdef.nondiff_outputs
+             for n in op.outputs.get(slot_name(s), [])]
+    read = {n for v in op.inputs.values() for n in v}
+    outs = [block._find_var_recursive(n) for n in names if n not in read]
+    outs = [v for v in outs if _float_like(v)]
+    if len(outs) != len(names) or not outs or \
+            not all(v.stop_gradient and v.block is block and not v.persistable for v in outs):
+        return False
+    ins = [block._find_var_recursive(n) for s in slots for n in op.inputs.get(s, [])]
+    return any(v is not None and not v.stop_gradient for v in ins)
+
+
 class _Backward:
     def __init__(self, program, no_grad, honor_stop_gradient, callbacks=None):
         self.program = program
@@ -76,6 +94,8 @@ class _Backward:
                     continue
                 slots = [slot_name(opdef.inputs[i]) for i in opdef.grad_slots()]
                 if not any(n in self.req for s in slots for n in op.inputs.get(s, [])):
+                    continue
+                if _cut(block, op, opdef, slots):
                     continue
                 for s in opdef.outputs:
                     if slot_name(s) not in opdef.nondiff_outputs:

@@ -200,10 +200,12 @@ def _meta(v):
     return None if v is None else Meta(v._meta_shape(), v.dtype)
 
 
-def append_op(op, inputs, attrs, outputs=None, program=None):
+def append_op(op, inputs, attrs, outputs=None, program=None, grad=True):
     """Append ``op`` applied to ``inputs`` to the current block; see the module docstring.
 
-    Returns one Variable for one output slot, else a tuple (a list for a ``*`` slot).
+    With ``grad=False`` (ops built under ``core.no_grad``) the new outputs are
+    ``stop_gradient`` whatever the inputs, and the backward pass sends no gradient through the
+    op. Returns one Variable for one output slot, else a tuple (a list for a ``*`` slot).
     """
     program = program or default_main_program()
     block = program.current_block()
@@ -236,7 +238,7 @@ def append_op(op, inputs, attrs, outputs=None, program=None):
                       f"{e}") from e
     if len(op.outputs) == 1:
         inferred = (inferred,)
-    requires = op.differentiable and any(
+    requires = grad and op.differentiable and any(
         not t.stop_gradient for v in in_vars for t in (v if isinstance(v, list) else [v])
         if t is not None)
     out_vars, out_names = [], {}

@@ -15,7 +15,9 @@ LEN = np.array([3, 0, 4, 1], np.int64)
 X = distinct(4, 4, 2)
 
 
-def mask_ref(x, maxlen=-1, out_dtype="int64"):
+def mask_ref(x, maxlen_t=None, maxlen=-1, out_dtype="int64"):
+    if maxlen_t is not None:
+        maxlen = int(maxlen_t.reshape(-1)[0])
     n = maxlen if maxlen >= 0 else int(x.max())
     return (np.arange(n) < x[..., None]).astype(out_dtype)
 
@@ -80,9 +82,13 @@ def unpad_ref(x, length):
 
 CASES = {
     "sequence_mask": [
-        Case([np.array([2, 0, 3], np.int64)], ref=mask_ref, name="maxlen-from-data"),
-        Case([np.array([[1, 4], [0, 2]], np.int64)], {"maxlen": 5, "out_dtype": "float32"},
+        Case([np.array([2, 0, 3], np.int64), None], ref=mask_ref, name="maxlen-from-data"),
+        Case([np.array([[1, 4], [0, 2]], np.int64), None], {"maxlen": 5, "out_dtype": "float32"},
              ref=mask_ref, name="2d-float"),
+        Case([np.array([2, 0, 3], np.int64), np.array([5], np.int32)], ref=mask_ref,
+             name="maxlen-tensor"),
+        Case([np.array([[1, 4], [0, 2]], np.int32), np.array(2, np.int64)],
+             {"out_dtype": "float32"}, ref=mask_ref, name="maxlen-0d-tensor-shorter"),
     ],
     "sequence_pool": [
         Case([X, LEN], {"pooltype": p, "pad_value": 0.5}, ref=pool_ref, name=p.lower())
