@@ -1,20 +1,38 @@
-"""Activation layers (2.0 spellings): ``ReLU``, ``ReLU6``, ``Sigmoid``, ``Tanh``, ``GELU``,
-``ELU``, ``LeakyReLU``, ``Softplus``, ``Softmax``, ``LogSoftmax``. Each wraps the function of
-the same name in :mod:`core.nn.functional`."""
+"""Activation layers (2.x spellings): ``ReLU``, ``ReLU6``, ``Sigmoid``, ``Tanh``, ``GELU``,
+``ELU``, ``CELU``, ``SELU``, ``LeakyReLU``, ``PReLU``, ``Softplus``, ``Softsign``,
+``Softmax``, ``LogSoftmax``, ``LogSigmoid``, ``Hardswish``, ``Hardsigmoid``, ``Hardtanh``,
+``Hardshrink``, ``Softshrink``, ``Swish``, ``Silu``, ``Mish``, ``Tanhshrink``. Each wraps the
+function of the same name in :mod:`core.nn.functional`; ``PReLU`` owns its slope ``weight``."""
+from ..checks import check_choice, check_int, check_number
+from ..initializer import Constant
 from . import functional as F
 from .layer import Layer
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
     "LeakyReLU",
+    "LogSigmoid",
     "LogSoftmax",
+    "Mish",
+    "PReLU",
     "ReLU",
     "ReLU6",
+    "SELU",
     "Sigmoid",
+    "Silu",
     "Softmax",
     "Softplus",
+    "Softshrink",
+    "Softsign",
+    "Swish",
     "Tanh",
+    "Tanhshrink",
 ]
 
 
@@ -100,3 +118,89 @@ class LogSoftmax(_Activation):
 
     def __init__(self, axis=-1, name=None):
         super().__init__(axis=axis)
+
+
+def _simple(fn_name, doc):
+    """A parameterless activation layer calling ``F.<fn_name>``."""
+    def __init__(self, name=None):
+        _Activation.__init__(self)
+
+    return {"fn": staticmethod(getattr(F, fn_name)), "__init__": __init__, "__doc__": doc}
+
+
+Hardswish = type("Hardswish", (_Activation,), _simple("hardswish", "``x * relu6(x + 3) / 6``."))
+Swish = type("Swish", (_Activation,), _simple("swish", "``x * sigmoid(x)``."))
+Silu = type("Silu", (_Activation,), _simple("silu", "``x * sigmoid(x)``."))
+Mish = type("Mish", (_Activation,), _simple("mish", "``x * tanh(softplus(x))``."))
+Softsign = type("Softsign", (_Activation,), _simple("softsign", "``x / (1 + |x|)``."))
+LogSigmoid = type("LogSigmoid", (_Activation,), _simple("log_sigmoid", "``log(sigmoid(x))``."))
+Tanhshrink = type("Tanhshrink", (_Activation,), _simple("tanhshrink", "``x - tanh(x)``."))
+for _cls in (Hardswish, Swish, Silu, Mish, Softsign, LogSigmoid, Tanhshrink):
+    _cls.__module__ = __name__
+
+
+class Hardsigmoid(_Activation):
+    """``clip(x / 6 + 0.5, 0, 1)``."""
+
+    fn = staticmethod(F.hardsigmoid)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Hardtanh(_Activation):
+    fn = staticmethod(F.hardtanh)
+
+    def __init__(self, min=-1.0, max=1.0, name=None):
+        super().__init__(min=min, max=max)
+
+
+class Hardshrink(_Activation):
+    fn = staticmethod(F.hardshrink)
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__(threshold=threshold)
+
+
+class Softshrink(_Activation):
+    fn = staticmethod(F.softshrink)
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__(threshold=threshold)
+
+
+class CELU(_Activation):
+    fn = staticmethod(F.celu)
+
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__(alpha=alpha)
+
+
+class SELU(_Activation):
+    fn = staticmethod(F.selu)
+
+    def __init__(self, scale=1.0507009873554804934193349852946,
+                 alpha=1.6732632423543772848170429916717, name=None):
+        super().__init__(scale=scale, alpha=alpha)
+
+
+class PReLU(Layer):
+    """``max(x, 0) + weight * min(x, 0)`` with a learned ``weight`` of ``num_parameters``
+    slopes (1, or one per channel), initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
+                 name=None):
+        super().__init__()
+        n = check_int(num_parameters, "num_parameters", "PReLU", minimum=1)
+        init = float(check_number(init, "init", "PReLU"))
+        check_choice(data_format, "data_format", ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC",
+                                                  "NDHWC"), "PReLU")
+        self._n, self._data_format = n, data_format
+        self.weight = self.create_parameter([n], weight_attr,
+                                            default_initializer=Constant(init))
+
+    def forward(self, x):
+        return F.prelu(x, self.weight, self._data_format)
+
+    def extra_repr(self):
+        return f"num_parameters={self._n}, data_format={self._data_format}"

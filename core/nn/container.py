@@ -1,9 +1,9 @@
-"""Container layers: ``Sequential``, ``LayerList``, ``ParameterList``."""
+"""Container layers: ``Sequential``, ``LayerList``, ``LayerDict``, ``ParameterList``."""
 import collections
 
 from .layer import Layer, is_parameter
 
-__all__ = ["LayerList", "ParameterList", "Sequential"]
+__all__ = ["LayerDict", "LayerList", "ParameterList", "Sequential"]
 
 
 def _index(i, n, who):
@@ -110,6 +110,64 @@ class LayerList(Layer):
 
     def forward(self, *inputs):
         raise TypeError("LayerList is a container and has no forward(); call its items")
+
+
+class LayerDict(Layer):
+    """Sublayers by name, in insertion order (a dict of layers: ``d["conv"]``, ``in``,
+    ``keys()`` / ``values()`` / ``items()``, ``update``, ``pop``, ``clear``)."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            self.update(sublayers)
+
+    def __getitem__(self, key):
+        return self._sub_layers[key]
+
+    def __setitem__(self, key, sublayer):
+        if not isinstance(sublayer, Layer):
+            raise TypeError(f"LayerDict: the value for {key!r} must be a Layer, got "
+                            f"{type(sublayer).__name__}")
+        self.add_sublayer(key, sublayer)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers)
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        return self._sub_layers.pop(key)
+
+    def keys(self):
+        return self._sub_layers.keys()
+
+    def items(self):
+        return self._sub_layers.items()
+
+    def values(self):
+        return self._sub_layers.values()
+
+    def update(self, sublayers):
+        """Adds ``(name, layer)`` pairs from a dict / LayerDict or a sequence of pairs."""
+        items = sublayers.items() if hasattr(sublayers, "items") else sublayers
+        for i, item in enumerate(items):
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise TypeError(f"LayerDict.update: item {i} must be a (name, Layer) pair, got "
+                                f"{item!r:.60}")
+            self[item[0]] = item[1]
+
+    def forward(self, *inputs):
+        raise TypeError("LayerDict is a container and has no forward(); call its items")
 
 
 class ParameterList(Layer):

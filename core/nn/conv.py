@@ -1,26 +1,63 @@
-"""Convolution and pooling layers: ``Conv2D``, ``Pool2D`` (fluid 1.8 dygraph signatures,
-NCHW)."""
+"""Convolution layers: ``Conv2D`` (the fluid 1.8 and the 2.x spelling), ``Conv1D`` (2.x), and
+the fluid ``Pool2D``."""
 from ..checks import check_choice, check_float_input, check_int, check_pair
 from ..dispatch import apply
 from ..initializer import Normal
 from ..layers.activation import apply_act
 from ..mode import in_dynamic_mode
+from . import functional as F
+from .functional.conv import check_tuple, padding_pairs
 from .layer import Layer
+from .spellings import two_spellings
 
-__all__ = ["Conv2D", "Pool2D"]
+__all__ = ["Conv1D", "Conv2D", "Pool2D"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+_PAD_MODE_OF = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}
+
+
+def check_padding(padding, n, api, channel_last=False):
+    """``padding`` as ``(before, after)`` pairs per spatial axis, or ``'SAME'`` (resolved per
+    input in ``forward``)."""
+    if isinstance(padding, str):
+        key = padding.upper()
+        check_choice(key, "padding", ("SAME", "VALID"), api)
+        return key if key == "SAME" else [(0, 0)] * n
+    return padding_pairs(padding, n, api, channel_last)
+
+
+def resolve_padding(padding, sizes, kernel, stride, dilation, api):
+    """The pairs of a checked ``padding`` for an input whose spatial sizes are ``sizes``."""
+    if padding == "SAME":
+        return padding_pairs("SAME", len(kernel), api, sizes=sizes, kernel=kernel,
+                             stride=stride, dilation=dilation)
+    return padding
+
+
+def _conv_std(kernel, in_channels):
+    size = in_channels
+    for k in kernel:
+        size *= k
+    return (2.0 / size) ** 0.5
 
 
 class Conv2D(Layer):
-    """2-D convolution of an NCHW input with ``num_filters`` filters of
+    """2-D convolution of an NCHW (or NHWC) input with ``num_filters`` filters of
     ``[num_channels / groups, kh, kw]``, plus a per-filter bias, then ``act``.
 
     The default weight initializer is Paddle's: ``Normal(0, sqrt(2 / (kh * kw *
-    num_channels)))``.
+    num_channels)))``. 2.x spelling: ``Conv2D(in_channels, out_channels, kernel_size,
+    stride=1, padding=0, dilation=1, groups=1, padding_mode='zeros', weight_attr=None,
+    bias_attr=None, data_format='NCHW')``; ``padding`` also takes ``'SAME'`` / ``'VALID'``,
+    four ints ``[top, bottom, left, right]`` or per-axis pairs.
     """
 
+    @two_spellings("Conv2D", {"in_channels": "num_channels", "out_channels": "num_filters",
+                              "kernel_size": "filter_size", "weight_attr": "param_attr",
+                              "name": None})
     def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0, dilation=1,
                  groups=None, param_attr=None, bias_attr=None, use_cudnn=True, act=None,
-                 dtype="float32"):
+                 dtype="float32", *, padding_mode="zeros", data_format="NCHW"):
         super().__init__(dtype=dtype)
         groups = 1 if groups is None else check_int(groups, "groups", "Conv2D", minimum=1)
         num_channels = check_int(num_channels, "num_channels", "Conv2D", minimum=1)
@@ -31,8 +68,14 @@ class Conv2D(Layer):
         self._num_channels, self._num_filters, self._groups = num_channels, num_filters, groups
         self._filter_size = check_pair(filter_size, "filter_size", "Conv2D", minimum=1)
         self._stride = check_pair(stride, "stride", "Conv2D", minimum=1)
-        self._padding = check_pair(padding, "padding", "Conv2D", minimum=0)
+        if isinstance(padding, str) or (isinstance(padding, (list, tuple)) and len(padding) != 2):
+            self._padding = check_padding(padding, 2, "Conv2D", data_format == "NHWC")
+        else:
+            self._padding = check_pair(padding, "padding", "Conv2D", minimum=0)
         self._dilation = check_pair(dilation, "dilation", "Conv2D", minimum=1)
+        check_choice(padding_mode, "padding_mode", _PADDING_MODES, "Conv2D")
+        check_choice(data_format, "data_format", ("NCHW", "NHWC"), "Conv2D")
+        self._padding_mode, self._data_format = padding_mode, data_format
         self._act = act
         kh, kw = self._filter_size
         std = (2.0 / (kh * kw * num_channels)) ** 0.5
@@ -41,20 +84,40 @@ class Conv2D(Layer):
                                             default_initializer=Normal(0.0, std))
         self.bias = self.create_parameter([num_filters], bias_attr, dtype, is_bias=True)
 
+    def _paddings(self, input):
+        """The op's ``paddings`` for this input (after any ``padding_mode`` padding)."""
+        last = self._data_format == "NHWC"
+        if all(isinstance(p, int) for p in self._padding):
+            pairs = [(p, p) for p in self._padding]
+        else:
+            sizes = list(input.shape[1:3] if last else input.shape[2:4])
+            pairs = resolve_padding(self._padding, sizes, self._filter_size, self._stride,
+                                    self._dilation, "Conv2D")
+        if self._padding_mode == "zeros":
+            return input, [v for p in pairs for v in p]
+        pad = [pairs[1][0], pairs[1][1], pairs[0][0], pairs[0][1]]
+        input = F.pad(input, pad, mode=_PAD_MODE_OF[self._padding_mode],
+                      data_format=self._data_format)
+        return input, [0, 0, 0, 0]
+
     def forward(self, input):
-        if len(input.shape) != 4 or input.shape[1] not in (-1, self._num_channels):
-            raise ValueError(f"Conv2D ({self.full_name()}): expected an NCHW input with "
-                             f"{self._num_channels} channels, got shape {list(input.shape)}")
+        axis = 3 if self._data_format == "NHWC" else 1
+        if len(input.shape) != 4 or input.shape[axis] not in (-1, self._num_channels):
+            raise ValueError(f"Conv2D ({self.full_name()}): expected an {self._data_format} "
+                             f"input with {self._num_channels} channels, got shape "
+                             f"{list(input.shape)}")
         check_float_input(input, f"Conv2D ({self.full_name()})")
-        attrs = {"strides": self._stride, "paddings": self._padding,
-                 "dilations": self._dilation, "groups": self._groups}
+        input, paddings = self._paddings(input)
+        attrs = {"strides": self._stride, "paddings": paddings,
+                 "dilations": self._dilation, "groups": self._groups,
+                 "data_format": self._data_format}
         if in_dynamic_mode() and self.bias is not None and self._act in (None, "relu"):
             # NOTE: eager only; a static program keeps Paddle's conv2d, elementwise_add, act
             attrs["activation"] = self._act or "identity"
             return apply("conv2d_fusion", [input, self.weight, self.bias], attrs)[0]
         out = apply("conv2d", [input, self.weight], attrs)
         if self.bias is not None:
-            out = apply("elementwise_add", [out, self.bias], {"axis": 1})
+            out = apply("elementwise_add", [out, self.bias], {"axis": axis})
         return apply_act(out, self._act, "Conv2D")
 
     def extra_repr(self):
@@ -65,6 +128,55 @@ class Conv2D(Layer):
         if self._groups != 1:
             s += f", groups={self._groups}"
         return s + (f", act={self._act}" if self._act else "")
+
+
+class Conv1D(Layer):
+    """1-D convolution (2.x): ``Conv1D(in_channels, out_channels, kernel_size, stride=1,
+    padding=0, dilation=1, groups=1, padding_mode='zeros', weight_attr=None, bias_attr=None,
+    data_format='NCL')``; ``weight`` is ``[out_channels, in_channels / groups, k]``,
+    initialised as Paddle's ``Normal(0, sqrt(2 / (k * in_channels)))``, ``bias`` zeros."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCL", name=None):
+        super().__init__()
+        api = "Conv1D"
+        self._in = check_int(in_channels, "in_channels", api, minimum=1)
+        self._out = check_int(out_channels, "out_channels", api, minimum=1)
+        self._groups = check_int(groups, "groups", api, minimum=1)
+        if self._in % self._groups or self._out % self._groups:
+            raise ValueError(f"{api}(): argument 'groups'={groups} must divide in_channels="
+                             f"{self._in} and out_channels={self._out}")
+        self._kernel = check_tuple(kernel_size, 1, "kernel_size", api, minimum=1)
+        self._stride = check_tuple(stride, 1, "stride", api, minimum=1)
+        self._dilation = check_tuple(dilation, 1, "dilation", api, minimum=1)
+        check_choice(data_format, "data_format", ("NCL", "NLC"), api)
+        self._padding = check_padding(padding, 1, api, data_format == "NLC")
+        check_choice(padding_mode, "padding_mode", _PADDING_MODES, api)
+        self._padding_mode, self._data_format = padding_mode, data_format
+        self.weight = self.create_parameter(
+            [self._out, self._in // self._groups] + self._kernel, weight_attr,
+            default_initializer=Normal(0.0, _conv_std(self._kernel, self._in)))
+        self.bias = self.create_parameter([self._out], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        axis = 2 if self._data_format == "NLC" else 1
+        if len(x.shape) != 3 or x.shape[axis] not in (-1, self._in):
+            raise ValueError(f"Conv1D ({self.full_name()}): expected an {self._data_format} "
+                             f"input with {self._in} channels, got shape {list(x.shape)}")
+        (lo, hi), = resolve_padding(self._padding, [x.shape[3 - axis]], self._kernel,
+                                    self._stride, self._dilation, "Conv1D")
+        padding = [lo, hi]
+        if self._padding_mode != "zeros":
+            x = F.pad(x, padding, mode=_PAD_MODE_OF[self._padding_mode],
+                      data_format=self._data_format)
+            padding = 0
+        return F.conv1d(x, self.weight, self.bias, self._stride, padding, self._dilation,
+                        self._groups, self._data_format)
+
+    def extra_repr(self):
+        return (f"{self._in}, {self._out}, kernel_size={self._kernel}, stride={self._stride}, "
+                f"padding={self._padding}, data_format={self._data_format}")
 
 
 class Pool2D(Layer):

@@ -1,4 +1,5 @@
-"""Normalisation layers: ``BatchNorm`` and ``LayerNorm`` (fluid 1.8 dygraph signatures)."""
+"""Normalisation layers: ``BatchNorm`` (fluid 1.8, also Paddle 2.x's ``nn.BatchNorm``),
+``BatchNorm1D/2D/3D`` (2.x), and ``LayerNorm`` (the fluid and the 2.x spelling)."""
 import numpy as np
 
 from ..checks import check_choice, check_float_input, check_int, check_number, \
@@ -8,9 +9,11 @@ from ..initializer import Constant
 from ..layers.activation import apply_act
 from ..param_attr import ParamAttr
 from .functional import first_output
+from .functional.norm import bn_layout
 from .layer import Layer
+from .spellings import two_spellings
 
-__all__ = ["BatchNorm", "LayerNorm"]
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
 
 
 class BatchNorm(Layer):
@@ -66,10 +69,81 @@ class BatchNorm(Layer):
                 f"epsilon={self._epsilon}")
 
 
+class _BatchNormNd(BatchNorm):
+    """The 2.x batch norms: ``(num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+    bias_attr=None, data_format, use_global_stats=None)``, the parameters and running
+    statistics of :class:`BatchNorm` (``weight``, ``bias``, ``_mean``, ``_variance``).
+    ``weight_attr=False`` / ``bias_attr=False`` keep a fixed scale of 1 / shift of 0;
+    ``use_global_stats=True`` normalises with the running statistics in training too."""
+
+    formats = ()
+    ranks = ()
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format=None, use_global_stats=None, name=None):
+        api = type(self).__name__
+        data_format = self.formats[0] if data_format is None else data_format
+        check_choice(data_format, "data_format", self.formats, api)
+        if weight_attr is False:
+            weight_attr = ParamAttr(initializer=Constant(1.0), trainable=False)
+        if bias_attr is False:
+            bias_attr = ParamAttr(initializer=Constant(0.0), trainable=False)
+        super().__init__(num_features, momentum=momentum, epsilon=epsilon,
+                         param_attr=weight_attr, bias_attr=bias_attr,
+                         data_layout=bn_layout(data_format),
+                         use_global_stats=bool(use_global_stats))
+        self._data_format = data_format
+
+    def forward(self, input):
+        if len(input.shape) not in self.ranks:
+            raise ValueError(f"{type(self).__name__} ({self.full_name()}): expected a "
+                             f"{' or '.join(f'{r}-D' for r in self.ranks)} input "
+                             f"({self._data_format}), got shape {list(input.shape)}")
+        return super().forward(input)
+
+
+class BatchNorm1D(_BatchNormNd):
+    """Batch normalisation of ``[N, C]`` or ``[N, C, L]`` inputs (``NC``/``NCL``/``NLC``)."""
+
+    formats = ("NCL", "NC", "NLC")
+    ranks = (2, 3)
+
+
+class BatchNorm2D(_BatchNormNd):
+    """Batch normalisation of NCHW / NHWC images."""
+
+    formats = ("NCHW", "NHWC")
+    ranks = (4,)
+
+
+class BatchNorm3D(_BatchNormNd):
+    """Batch normalisation of NCDHW / NDHWC volumes."""
+
+    formats = ("NCDHW", "NDHWC")
+    ranks = (5,)
+
+
+def _layer_norm_call(args, kwargs):
+    """``LayerNorm(shape, 1e-6)``: a float second argument is 2.x's ``epsilon``."""
+    if len(args) >= 2 and isinstance(args[1], float):
+        if "epsilon" in kwargs:
+            raise TypeError("LayerNorm(): got 'epsilon' twice (second argument and keyword)")
+        kwargs = dict(kwargs, epsilon=args[1])
+        if len(args) > 2:
+            kwargs.setdefault("param_attr", args[2])
+        if len(args) > 3:
+            kwargs.setdefault("bias_attr", args[3])
+        args = args[:1]
+    return args, kwargs
+
+
 class LayerNorm(Layer):
     """Normalises over the trailing dims ``normalized_shape``, then an elementwise scale and
-    shift (``scale`` / ``shift`` False drop them)."""
+    shift (``scale`` / ``shift`` False drop them). 2.x spelling: ``LayerNorm(normalized_shape,
+    epsilon=1e-05, weight_attr=None, bias_attr=None)`` (``weight_attr=False`` /
+    ``bias_attr=False`` drop them)."""
 
+    @two_spellings("LayerNorm", {"weight_attr": "param_attr", "name": None}, _layer_norm_call)
     def __init__(self, normalized_shape, scale=True, shift=True, epsilon=1e-05, param_attr=None,
                  bias_attr=None, act=None, dtype="float32"):
         super().__init__(dtype=dtype)
