@@ -1,8 +1,10 @@
 """The op set. Importing this package registers every op (one module per family)."""
 from . import (activation, beam, collective, control_flow, conv, conv_nd, conv_pool, creation,
-               crf, elementwise, fused, indexing, loss, math, nn, norm, optimizer, pool, reduce,
-               registry, rnn, sequence, shape)
+               crf, elementwise, fused, group_norm, indexing, loss, math, nn, norm, optimizer,
+               pool, pool3d, reduce, registry, resize, rnn, sequence, shape, spatial_pad,
+               temporal_shift)
 
 __all__ = ["activation", "beam", "collective", "control_flow", "conv", "conv_nd", "conv_pool",
-           "creation", "crf", "elementwise", "fused", "indexing", "loss", "math", "nn", "norm",
-           "optimizer", "pool", "reduce", "registry", "rnn", "sequence", "shape"]
+           "creation", "crf", "elementwise", "fused", "group_norm", "indexing", "loss", "math",
+           "nn", "norm", "optimizer", "pool", "pool3d", "reduce", "registry", "resize", "rnn",
+           "sequence", "shape", "spatial_pad", "temporal_shift"]

@@ -135,3 +135,51 @@ CASES = {
              ref=convt3_ref, name="ndhwc"),
     ],
 }
+
+
+def pool3d_ref(x, pooling_type="max", ksize=(1, 1, 1), strides=(1, 1, 1), paddings=(0, 0, 0),
+               global_pooling=False, ceil_mode=False, exclusive=True, data_format="NCDHW"):
+    last = data_format == "NDHWC"
+    x = _last_to_first(x) if last else x
+    if global_pooling:
+        ksize, strides, paddings = x.shape[2:], (1, 1, 1), (0, 0, 0)
+    lo, hi = _lohi(paddings, 3)
+    o = []
+    for i in range(3):
+        extent = x.shape[2 + i] + lo[i] + hi[i] - ksize[i]
+        o.append((-(-extent // strides[i]) if ceil_mode else extent // strides[i]) + 1)
+    out = np.zeros(x.shape[:2] + tuple(o), x.dtype)
+    for pos in itertools.product(*[range(a) for a in o]):
+        start = [p * s - a for p, s, a in zip(pos, strides, lo)]
+        inside = tuple(slice(max(st, 0), min(st + k, x.shape[2 + i]))
+                       for i, (st, k) in enumerate(zip(start, ksize)))
+        win = x[(slice(None), slice(None)) + inside]
+        if pooling_type == "max":
+            out[(slice(None), slice(None)) + pos] = win.max(axis=(2, 3, 4))
+        else:
+            div = win[0, 0].size if exclusive else int(np.prod(ksize))
+            out[(slice(None), slice(None)) + pos] = win.sum(axis=(2, 3, 4)) / div
+    return _first_to_last(out) if last else out
+
+
+CASES["pool3d"] = [
+    Case([distinct(2, 2, 4, 4, 4)], {"ksize": [2, 2, 2], "strides": [2, 2, 2]},
+         ref=pool3d_ref, name="max-2"),
+    Case([distinct(1, 2, 5, 4, 5)], {"ksize": [3, 2, 3], "strides": [2, 1, 2],
+                                     "paddings": [1, 0, 1]}, ref=pool3d_ref,
+         name="max-overlap-pad"),
+    Case([f32(1, 2, 5, 4, 5)], {"pooling_type": "avg", "ksize": [3, 2, 3], "strides": [2, 2, 2],
+                                "paddings": [1, 1, 0, 1, 1, 0]}, ref=pool3d_ref,
+         name="avg-exclusive-asym"),
+    Case([f32(1, 2, 5, 4, 3)], {"pooling_type": "avg", "ksize": [2, 2, 2], "strides": [2, 2, 2],
+                                "paddings": [1, 1, 1], "exclusive": False}, ref=pool3d_ref,
+         name="avg-inclusive"),
+    Case([distinct(1, 2, 5, 5, 3)], {"ksize": [2, 2, 2], "strides": [2, 2, 2],
+                                     "ceil_mode": True}, ref=pool3d_ref, name="max-ceil"),
+    Case([distinct(2, 3, 2, 3, 2)], {"global_pooling": True}, ref=pool3d_ref,
+         name="global-max"),
+    Case([f32(2, 3, 2, 3, 2)], {"pooling_type": "avg", "global_pooling": True}, ref=pool3d_ref,
+         name="global-avg"),
+    Case([distinct(1, 4, 4, 4, 3)], {"ksize": [2, 2, 2], "strides": [2, 2, 2],
+                                     "data_format": "NDHWC"}, ref=pool3d_ref, name="ndhwc"),
+]
