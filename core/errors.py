@@ -1,10 +1,16 @@
 """Error types that name what was wrong and where."""
 
-__all__ = ["EOFException", "OpError", "describe_value"]
+__all__ = ["EOFException", "OpError", "StaticValueError", "describe_value"]
 
 
 class OpError(RuntimeError):
     """An op failed: the message names the op, its inputs' shapes and dtypes, and the cause."""
+
+
+class StaticValueError(TypeError):
+    """The value of a static Variable was asked for while its program is built (its truth
+    value, ``numpy()``, ``int()``, a length or iteration over an unknown dim): only the
+    Executor knows it. The translator's fallback to eager execution recognises this type."""
 
 
 class EOFException(Exception):

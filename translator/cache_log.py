@@ -9,7 +9,9 @@ logs one WARNING naming the argument that changed most often, with the usual rem
 ``input_spec`` with ``None`` for a varying dimension, or a Tensor for a varying number).
 
 :func:`describe` turns one argument's signature into text (``Tensor float32[4, 784]``,
-``int 3``); ``ProgramTranslator().cache_info(func)`` lists the cached signatures that way.
+``int 3``); ``ProgramTranslator().cache_info(func)`` lists the cached signatures that way,
+marking with ``'fallback'`` (and why) those that run eagerly because their translation failed
+on a construct the translator cannot express.
 """
 import logging
 
@@ -69,12 +71,16 @@ class CacheLog:
         self.last = None
         self.changes = {}  # argument name -> how many retranslations it caused
         self.warned = False
+        self.fallbacks = {}  # cache key -> why that signature runs eagerly
 
-    def record(self, key, names, values, declared=None, training=None):
-        """Note a translation for cache ``key``; log what changed since the previous one."""
+    def record(self, key, names, values, declared=None, training=None, fallback=None):
+        """Note a translation for cache ``key``; log what changed since the previous one.
+        ``fallback``: why this signature runs eagerly instead (None when it has a Program)."""
         args = argument_keys(names, values, declared)
         if training is not None:
             args["self.training"] = (("bool", training),)
+        if fallback is not None:
+            self.fallbacks[key] = fallback
         previous, self.last = self.last, args
         self.entries[key] = args
         if previous is None:
@@ -96,6 +102,13 @@ class CacheLog:
                 len(self.entries), self.changes[name], name, describe(args[name]))
 
     def info(self, cache):
-        """``[{argument: description}]`` for the keys still in ``cache``, oldest first."""
-        return [{n: describe(k) for n, k in args.items()}
-                for key, args in self.entries.items() if key in cache]
+        """``[{argument: description}]`` for the keys still in ``cache``, oldest first; an
+        entry that runs eagerly (the fallback) also has ``'fallback'``: why."""
+        out = []
+        for key, args in self.entries.items():
+            if key in cache:
+                entry = {n: describe(k) for n, k in args.items()}
+                if key in self.fallbacks:
+                    entry["fallback"] = self.fallbacks[key]
+                out.append(entry)
+        return out

@@ -23,7 +23,7 @@ from .convert_builtins import cast_builtin, convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_state import translating
 
-__all__ = ["convert_call", "convert_super", "use_converter"]
+__all__ = ["TensorRecursionError", "convert_call", "convert_super", "use_converter"]
 
 _SKIP_MODULES = ("core", "translator", "numpy", "gast", "builtins", "functools", "inspect",
                  "typing", "collections", "itertools", "copy", "math", "operator", "abc")
@@ -129,6 +129,10 @@ def _sequential_call(seq):
     return call
 
 
+class TensorRecursionError(RecursionError):
+    """A converted function recursed without end while its program was built."""
+
+
 _active = {}  # original function -> calls of its converted form in progress while translating
 
 
@@ -147,7 +151,7 @@ def _recursion_checked(converted, target):
             if depth:
                 raise
             name = getattr(key, "__qualname__", repr(key))
-            raise RecursionError(
+            raise TensorRecursionError(
                 f"{name} calls itself without end while its program is built: a recursion "
                 f"whose end depends on a Tensor (a tensor condition traces both branches, so "
                 f"the recursive call is always built) cannot be converted; end the recursion "

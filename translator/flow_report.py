@@ -22,7 +22,7 @@ import os
 from . import convert_ops, origin_info
 from .convert_iter import is_static_iterable
 from .convert_state import is_static
-from .program_translator import StaticFunction
+from .program_translator import FALLBACK_ERRORS, StaticFunction, fallback_reason
 
 __all__ = ["Event", "Recorder", "Report", "recording", "report"]
 
@@ -223,14 +223,17 @@ def _constructs(node):
 
 class Report:
     """The outcome of :func:`report`: ``events`` (every :class:`Event`), ``error`` (the
-    exception that stopped translation, or None), ``program`` (the translated main Program,
-    or None) and ``text`` (the annotated source; also ``str(report)``)."""
+    exception that stopped translation, or None), ``fallback`` (why a declarative call with
+    these arguments runs eagerly -- ``full_graph=False`` and a construct the translator cannot
+    express -- or None), ``program`` (the translated main Program, or None) and ``text`` (the
+    annotated source; also ``str(report)``)."""
 
-    def __init__(self, func, events, program, error):
+    def __init__(self, func, events, program, error, fallback=None):
         self.function = func
         self.events = events
         self.program = program
         self.error = error
+        self.fallback = fallback
         self.text = self._render()
 
     def __str__(self):
@@ -269,7 +272,10 @@ class Report:
                 if (filename, line) not in shown for kind, text in notes]
         if rest:
             parts.append("\n".join(rest))
-        if self.error is not None:
+        if self.fallback is not None:
+            parts.append(f"# fallback: runs eagerly for these arguments (full_graph=False): "
+                         f"{self.fallback}")
+        elif self.error is not None:
             parts.append(f"# translation stopped: {type(self.error).__name__}: {self.error}")
         if not parts:
             parts.append("# no control flow ran")
@@ -314,10 +320,12 @@ def report(func, *example_args, **example_kwargs):
 
     The function's program cache is not touched (a separate translation is made). Arguments
     that do not fit the function raise ``TypeError``; an error while translating is kept in
-    ``Report.error`` and shown after the annotated source.
+    ``Report.error`` and shown after the annotated source (as the fallback to eager execution
+    when the function's ``full_graph`` is False and the translator cannot express a construct).
     """
     static = func if isinstance(func, StaticFunction) else StaticFunction(func)
-    fresh = StaticFunction(static.dygraph_function, static.input_spec, static.instance)
+    fresh = StaticFunction(static.dygraph_function, static.input_spec, static.instance,
+                           static.full_graph)
     if example_args or example_kwargs or fresh.input_spec is None:
         fresh.binder.bind(example_args, example_kwargs)  # wrong arguments: a TypeError now
     program, error = None, None
@@ -326,4 +334,7 @@ def report(func, *example_args, **example_kwargs):
             program = fresh.get_concrete_program(*example_args, **example_kwargs).main_program
         except Exception as e:
             error = e
-    return Report(static.dygraph_function, recorder.events, program, error)
+    fallback = None
+    if isinstance(error, FALLBACK_ERRORS) and not fresh.full_graph:
+        fallback = fallback_reason(error)
+    return Report(static.dygraph_function, recorder.events, program, error, fallback)

@@ -19,20 +19,24 @@ join that Program. With ``ProgramTranslator().enable(False)`` it calls the origi
 """
 import functools
 import inspect
+import os
 import weakref
 
 from core import mode as _mode
 from core import static as _static
 from core.static.builder import eager_parameters
+from core.errors import StaticValueError
 from core.tensor import Parameter, Tensor
 
 from . import convert
-from .cache_log import CacheLog
+from .cache_log import CacheLog, logger
+from .convert_calls import TensorRecursionError
 from .convert_state import PathUnion, translation_guard
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
 from .partial_program import PartialProgram, save_program
 
-__all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "ProgramTranslator"]
+__all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "EagerFallback",
+           "ProgramTranslator", "default_full_graph"]
 
 _state = {"enabled": True, "last": None}
 
@@ -180,8 +184,9 @@ class StaticFunction:
     None), ``input_spec`` the declared input specs (or None).
     """
 
-    def __init__(self, function, input_spec=None, instance=None):
+    def __init__(self, function, input_spec=None, instance=None, full_graph=None):
         if isinstance(function, StaticFunction):
+            full_graph = function._full_graph if full_graph is None else full_graph
             function = function.dygraph_function
         if inspect.ismethod(function):
             instance, function = function.__self__, function.__func__
@@ -200,6 +205,7 @@ class StaticFunction:
         self.dygraph_function = function
         self.instance = instance
         self.input_spec = input_spec
+        self._full_graph = None if full_graph is None else bool(full_graph)
         self._binder = None
         self._cache = {}
         self._bound = weakref.WeakKeyDictionary()
@@ -213,7 +219,8 @@ class StaticFunction:
             return self
         bound = self._bound.get(instance)
         if bound is None:
-            bound = StaticFunction(self.dygraph_function, self.input_spec, instance)
+            bound = StaticFunction(self.dygraph_function, self.input_spec, instance,
+                                   self._full_graph)
             self._bound[instance] = bound
         return bound
 
@@ -253,6 +260,8 @@ class StaticFunction:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._translate(key, values)
+        if isinstance(concrete, EagerFallback):
+            return self.rollback()(*args, **kwargs)
         _state["last"] = concrete
         return concrete(tensors)
 
@@ -267,9 +276,16 @@ class StaticFunction:
         if self.instance is not None:
             key = (key, getattr(self.instance, "training", None))
         concrete = self._cache.get(key)
-        if concrete is None:
-            concrete = self._translate(key, values)
+        if concrete is None or isinstance(concrete, EagerFallback):
+            # a signature that runs eagerly has no program: translating again raises why
+            concrete = self._translate(key, values, full_graph=True)
         return concrete
+
+    @property
+    def full_graph(self):
+        """True: a function that cannot be converted raises; False: it runs eagerly for that
+        input signature (see :func:`declarative`)."""
+        return default_full_graph() if self._full_graph is None else self._full_graph
 
     @property
     def concrete_program(self):
@@ -279,13 +295,23 @@ class StaticFunction:
                              "use get_concrete_program(*args)")
         return self.get_concrete_program()
 
-    def _translate(self, key, values):
-        concrete = self._build(values)
+    def _translate(self, key, values, full_graph=None):
+        fallback = None
+        try:
+            concrete = self._build(values)
+        except FALLBACK_ERRORS as e:
+            if self.full_graph if full_graph is None else full_graph:
+                raise
+            concrete = fallback = EagerFallback(e)
         self._cache[key] = concrete
         self.translations += 1
         training = getattr(self.instance, "training", None) if self.instance is not None \
             else None
-        self._log.record(key, self.binder.names, values, self.input_spec, training)
+        self._log.record(key, self.binder.names, values, self.input_spec, training,
+                         fallback=fallback and fallback.reason)
+        if fallback is not None:
+            logger.warning("%s runs eagerly for this input signature (full_graph=False): %s",
+                           self.dygraph_function.__qualname__, fallback.reason)
         return concrete
 
     def cache_info(self):
@@ -342,6 +368,46 @@ class StaticFunction:
         return f"<StaticFunction {self.dygraph_function.__qualname__}{bound}>"
 
 
+FULL_GRAPH_VARIABLE = "DY2STATIC_FULL_GRAPH"
+
+# what the translator cannot express: the fallback runs these functions eagerly
+FALLBACK_ERRORS = (convert.ConversionError, StaticValueError, TensorRecursionError)
+
+
+def default_full_graph():
+    """The ``full_graph`` of a declarative function that does not set it: True where the
+    environment variable ``DY2STATIC_FULL_GRAPH`` is ``1`` (or ``true`` / ``yes`` / ``on``),
+    read when a translation fails."""
+    return os.environ.get(FULL_GRAPH_VARIABLE, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+class EagerFallback:
+    """The cache entry of an input signature whose translation failed on a construct the
+    translator cannot express: calls with it run the original function eagerly. ``reason``
+    names the construct and the user's file and line; ``error`` is the exception."""
+
+    __slots__ = ("error", "reason")
+
+    def __init__(self, error):
+        self.error = error
+        self.reason = fallback_reason(error)
+
+    def __repr__(self):
+        return f"<EagerFallback: {self.reason}>"
+
+
+def fallback_reason(error):
+    """``'<what failed> (at <the user's line>)'`` for a translation error: its message's first
+    line and the innermost converted line it passed through (the origin notes)."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    text = text.split(": its value exists only")[0]  # a StaticValueError's advice is long
+    notes = getattr(error, "__notes__", None) or ()
+    at = next((n for n in notes if n.startswith("In converted code, from ")), None)
+    if at is not None:
+        text += " -- " + at[len("In converted code, "):]
+    return f"{type(error).__name__}: {text}"
+
+
 def _eager_to_constants(outputs):
     """Outputs are Variables or Python values; an eager tensor returned unchanged (a constant
     or a Parameter the program never read) stays an eager tensor, detached."""
@@ -377,21 +443,34 @@ def _initialise_parameters(concrete):
                          "values": value.reshape(-1).tolist()})
 
 
-def declarative(function=None, input_spec=None):
+def declarative(function=None, input_spec=None, full_graph=None):
     """Decorator: run ``function`` (a function or a ``Layer.forward``) as a static Program.
 
     ``@declarative`` and ``@declarative(input_spec=[InputSpec([None, 784], 'float32')])`` both
     work; ``declarative(layer)`` converts a Layer instance's ``forward`` and returns the layer.
+
+    ``full_graph`` (default False, or True where the environment variable
+    ``DY2STATIC_FULL_GRAPH`` is ``1``): with False, a call whose translation fails on a
+    construct the translator cannot express (a ``yield``, ``.numpy()`` or the truth value of
+    a static value in code it does not convert, a recursion that ends on a Tensor) runs the
+    original function eagerly for that input signature, with one WARNING on the
+    ``translator`` logger naming the construct, file and line; ``cache_info`` marks the
+    entry ``fallback``. Errors in the function's own code (a shape mismatch, a wrong
+    argument) are raised either way. With True, such a function raises.
     """
     if function is None:
-        return functools.partial(declarative, input_spec=input_spec)
+        return functools.partial(declarative, input_spec=input_spec, full_graph=full_graph)
+    if full_graph is not None and not isinstance(full_graph, bool):
+        raise TypeError(f"declarative(): argument 'full_graph' must be a bool, got "
+                        f"{type(full_graph).__name__}")
     if not inspect.isfunction(function) and not inspect.ismethod(function) and \
             not isinstance(function, StaticFunction) and hasattr(function, "forward"):
         layer = function
-        static = StaticFunction(type(layer).forward, input_spec, instance=layer)
+        static = StaticFunction(type(layer).forward, input_spec, instance=layer,
+                                full_graph=full_graph)
         object.__setattr__(layer, "forward", static)
         return layer
-    return StaticFunction(function, input_spec)
+    return StaticFunction(function, input_spec, full_graph=full_graph)
 
 
 to_static = declarative

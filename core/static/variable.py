@@ -7,6 +7,7 @@ registers itself there); asking for its value while the program is built is an e
 what to do instead."""
 from .. import operator_mixin
 from ..dtypes import convert_dtype
+from ..errors import StaticValueError
 from ..operator_mixin import TensorOps
 
 __all__ = ["GRAD_SUFFIX", "VAR_TYPES", "Parameter", "Variable", "grad_var_name", "merge_shape",
@@ -100,7 +101,7 @@ class Variable(TensorOps):
 
     # -- Python protocol errors ----------------------------------------------------------------
     def _static_error(self, what):
-        return TypeError(
+        return StaticValueError(
             f"{what} of static Variable '{self.name}' (shape {self.shape}, dtype "
             f"{getattr(self.dtype, 'name', self.dtype)}) is not known while the program is "
             "built: its value exists only when the Executor runs. Use translator.declarative "
@@ -128,14 +129,14 @@ class Variable(TensorOps):
     def __len__(self):
         if self._shape and self._shape[0] >= 0:
             return self._shape[0]
-        raise TypeError(f"len() of static Variable '{self.name}' with shape {self.shape}: "
+        raise StaticValueError(f"len() of static Variable '{self.name}' with shape {self.shape}: "
                         "dim 0 is unknown until the Executor runs; use core.layers.shape(x)[0] "
                         "or translator.declarative, which converts len()")
 
     def __iter__(self):
         if self.type == "lod_tensor" and self._shape and self._shape[0] >= 0:
             return (self[i] for i in range(self._shape[0]))
-        raise TypeError(f"cannot iterate over static Variable '{self.name}' with shape "
+        raise StaticValueError(f"cannot iterate over static Variable '{self.name}' with shape "
                         f"{self.shape}: dim 0 is unknown; use core.layers.while_loop or "
                         "translator.declarative")
 
