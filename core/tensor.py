@@ -6,12 +6,14 @@ tensors go through :func:`core.dispatch.apply`; ``+ - * /`` between tensors (or 
 Python scalar) take a shorter path with the same semantics, since they dominate small-op code.
 """
 import numbers
+from contextlib import nullcontext as _nullcontext
 
 import numpy as np
 
 from . import dtypes as _dtypes
 from . import mode as _mode
 from .autograd import Node, _grad_state, register_tensor_type, run_backward
+from .autograd import no_grad as _no_grad
 from .backend import as_numpy, default_place, place_of, to_place
 from .dispatch import _observer as _eager_observer
 from .dispatch import apply
@@ -328,7 +330,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     :func:`to_variable`).
     """
     if not _mode.in_dynamic_mode():
-        return to_variable(data, dtype=dtype)
+        return _static_tensor(data, dtype, stop_gradient)
     if isinstance(data, Tensor):
         arr = data._data.copy()
     else:
@@ -349,6 +351,71 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         _dtypes.convert_dtype(arr.dtype)  # rejects unsupported dtypes with a clear message
     arr = to_place(arr, place if place is not None else default_place())
     return Tensor(arr, stop_gradient=stop_gradient)
+
+
+def _is_value(x):
+    """An eager tensor or a static Variable."""
+    return isinstance(x, Tensor) or (hasattr(x, "block") and hasattr(x, "persistable"))
+
+
+def _leaves(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _leaves(d)
+    else:
+        yield data
+
+
+def _static_tensor(data, dtype, stop_gradient):
+    """:func:`to_tensor` inside a static program: what eager mode gives, as ops. Python data
+    (numbers, nested lists of them) becomes a constant by eager's dtype rule; a (nested) list
+    holding tensors or Variables is stacked as ``np.array`` stacks them (Python numbers among
+    them as constants), every element cast to the dtype eager gives: numpy's promotion,
+    float64 as float32. The result is a copy, built under ``no_grad`` when ``stop_gradient``
+    (the default), else a value that needs a gradient, as eagerly."""
+    target = None if dtype is None else _dtypes.convert_dtype(dtype)
+    leaves = list(_leaves(data)) if isinstance(data, (list, tuple)) else []
+    if any(_is_value(v) for v in leaves):
+        for v in leaves:
+            if not _is_value(v) and not isinstance(v, (numbers.Number, np.generic)):
+                raise TypeError(f"to_tensor: a list holding tensors may hold only tensors and "
+                                f"numbers, got {type(v).__name__} ({v!r:.40})")
+        if target is None:
+            target = _default_float(np.empty(0, np.result_type(
+                *[v.dtype if _is_value(v) else np.asarray(v).dtype for v in leaves]))).dtype
+        with _no_grad() if stop_gradient else _nullcontext():
+            out = _stack_static(data, target)
+        out.stop_gradient = bool(stop_gradient)
+        return out
+    if not _is_value(data):
+        from_python = not hasattr(data, "dtype") and not hasattr(data, "__array__")
+        try:
+            arr = np.array(data)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__}: {e}") \
+                from None
+        if arr.dtype == object:
+            raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
+                            "numeric")
+        data = _default_float(arr) if from_python else arr
+        if target is not None:
+            data = data.astype(target)
+    with _no_grad() if stop_gradient else _nullcontext():
+        out = apply("assign", [data])
+        if target is not None and out.dtype != target:
+            out = apply("cast", [out], {"out_dtype": target.name})
+    out.stop_gradient = bool(stop_gradient)
+    return out
+
+
+def _stack_static(data, dtype):
+    if isinstance(data, (list, tuple)):
+        return apply("stack", [[_stack_static(d, dtype) for d in data]], {"axis": 0})
+    if not _is_value(data):
+        return apply("assign", [np.asarray(data).astype(dtype)])
+    if data.dtype != dtype:
+        return apply("cast", [data], {"out_dtype": dtype.name})
+    return apply("assign", [data])
 
 
 def to_variable(value, name=None, zero_copy=None, dtype=None):

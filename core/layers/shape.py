@@ -116,9 +116,16 @@ def _from_tensor_array(array, axis, use_stack, arg, api):
     return apply("tensor_array_to_tensor", [array], {"axis": ax, "use_stack": use_stack})[0]
 
 
-def concat(input, axis=0, name=None):
+def concat(input=None, axis=0, name=None, *, x=None):
     """The tensors of ``input`` joined along ``axis``. ``input`` may also be a static tensor
-    array (a list a static loop appended to)."""
+    array (a list a static loop appended to). ``x`` is the 2.0 spelling of ``input``
+    (``paddle.concat(x, axis)``): pass one of them."""
+    if x is not None:
+        if input is not None:
+            raise TypeError("concat(): pass the tensors as 'input' or as 'x', not both")
+        input = x
+    elif input is None:
+        raise TypeError("concat(): missing the tensors to join: argument 'input' (or 'x')")
     if _is_tensor_array(input):
         return _from_tensor_array(input, axis, False, "input", "concat")
     xs = _tensors(input, "input", "concat")
