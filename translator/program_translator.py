@@ -328,7 +328,13 @@ class StaticFunction:
     def _trace(self, converted, values, main, startup):
         specs = to_specs(values, self.input_spec)
         names = self._input_names(specs)
-        with _static.program_guard(main, startup), _mode.static_mode_guard():
+        # a Layer's forward is traced in its train/eval mode however it is called (the cache
+        # key holds that flag): fluid dropout / batch_norm with is_test=None follow it
+        training = getattr(self.instance, "training", None)
+        if not isinstance(training, bool):
+            training = _mode.in_train_mode()
+        with _static.program_guard(main, startup), _mode.static_mode_guard(), \
+                _mode.train_mode_guard(training):
             inputs = []
             for spec, name in zip([s for s in flatten(specs) if isinstance(s, InputSpec)], names):
                 var = _static.data(name, list(spec.shape), spec.dtype.name)
