@@ -343,7 +343,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if arr.dtype == object:
             raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
                             "numeric")
-        if from_python:
+        if from_python and dtype is None:
             arr = _default_float(arr)
     if dtype is not None:
         arr = arr.astype(_dtypes.convert_dtype(dtype), copy=False)
