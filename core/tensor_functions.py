@@ -11,6 +11,7 @@ randint, ...); this module collects them. In-place variants (``reshape_``) make 
 Variable take the result, as ``x[i] = v`` does. Each function also registers itself as the
 ``Tensor`` / ``Variable`` method of the same name (:mod:`core.operator_mixin`).
 """
+import builtins
 import sys
 
 import numpy as np
@@ -163,7 +164,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
         raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis} "
                          f"for a tensor of rank {n}")
     tail = dims[stop + 1:]
-    if any(d is None or d < 0 for d in tail):
+    if builtins.any(d is None or d < 0 for d in tail):
         raise ValueError(f"flatten: the axes after stop_axis must be known, got shape {dims}")
     # NOTE: 0 copies the input's size at the same index, so unknown leading axes stay unknown
     return _L.reshape(x, [0] * start + [-1] + tail, name=name)
