@@ -222,3 +222,58 @@ def _instance_norm(g, v):
     y = _affine(g, v, xhat, rank, dt)
     return {"Y": g.node("Identity", [y], hint=v.out_hint("Y")),
             "SavedMean": g.reshape(mean, [-1]), "SavedVariance": g.reshape(inv, [-1])}
+
+
+@mapper("yolo_box")
+def _yolo_box(g, v):
+    a = v.attrs
+    dt = v.var("X").dtype
+    _, _, h, w = v.var("X").shape
+    if min(h, w) < 0:
+        raise ExportError("yolo_box: the grid size (H, W) of X must be known in the program")
+    anchors = [float(q) for q in a["anchors"]]
+    na, nc = len(anchors) // 2, int(a["class_num"])
+    xr = g.node("Reshape", [v.x("X"), g.const([0, na, 5 + nc, h, w])])
+
+    def part(lo, hi):
+        return g.node("Slice", [xr, g.const([lo]), g.const([hi]), g.const([2])])
+
+    def const(values, shape):
+        return g.reshape(g.const(values, dt), shape)
+
+    img = g.cast(v.x("ImgSize"), v.var("ImgSize").dtype, dt)
+    img_h = g.reshape(_slice(g, img, 0, 1, 1), [-1, 1, 1, 1, 1])
+    img_w = g.reshape(_slice(g, img, 1, 2, 1), [-1, 1, 1, 1, 1])
+    s, bias = float(a["scale_x_y"]), -0.5 * (float(a["scale_x_y"]) - 1.0)
+
+    def centre(t, grid, size, img_size):
+        shifted = g.node("Add", [g.node("Mul", [g.node("Sigmoid", [t]), g.const(s, dt)]),
+                                 g.node("Add", [grid, g.const(bias, dt)])])
+        return g.node("Mul", [g.node("Div", [shifted, g.const(float(size), dt)]), img_size])
+
+    def extent(t, anchor, size, img_size):
+        scale = const([q / (a["downsample_ratio"] * size) for q in anchor], [1, na, 1, 1, 1])
+        return g.node("Mul", [g.node("Mul", [g.node("Exp", [t]), scale]), img_size])
+
+    cx = centre(part(0, 1), const([float(q) for q in range(w)], [1, 1, 1, 1, w]), w, img_w)
+    cy = centre(part(1, 2), const([float(q) for q in range(h)], [1, 1, 1, h, 1]), h, img_h)
+    half_w = g.node("Div", [extent(part(2, 3), anchors[0::2], w, img_w), g.const(2.0, dt)])
+    half_h = g.node("Div", [extent(part(3, 4), anchors[1::2], h, img_h), g.const(2.0, dt)])
+    x1, x2 = g.node("Sub", [cx, half_w]), g.node("Add", [cx, half_w])
+    y1, y2 = g.node("Sub", [cy, half_h]), g.node("Add", [cy, half_h])
+    if a["clip_bbox"]:
+        zero, one = g.const(0.0, dt), g.const(1.0, dt)
+        x1, y1 = g.node("Max", [x1, zero]), g.node("Max", [y1, zero])
+        x2 = g.node("Min", [x2, g.node("Sub", [img_w, one])])
+        y2 = g.node("Min", [y2, g.node("Sub", [img_h, one])])
+    conf = g.node("Sigmoid", [part(4, 5)])
+    keep = g.cast(g.node("GreaterOrEqual", [conf, g.const(float(a["conf_thresh"]), dt)]),
+                  bool, dt)
+    boxes = g.node("Mul", [g.node("Concat", [x1, y1, x2, y2], axis=2), keep])
+    scores = g.node("Mul", [g.node("Sigmoid", [part(5, 5 + nc)]),
+                            g.node("Mul", [conf, keep])])
+    boxes = g.node("Transpose", [boxes], perm=[0, 1, 3, 4, 2])
+    scores = g.node("Transpose", [scores], perm=[0, 1, 3, 4, 2])
+    return {"Boxes": g.node("Reshape", [boxes, g.const([0, -1, 4])], hint=v.out_hint("Boxes")),
+            "Scores": g.node("Reshape", [scores, g.const([0, -1, nc])],
+                             hint=v.out_hint("Scores"))}

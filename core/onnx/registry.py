@@ -42,6 +42,8 @@ NOT_EXPORTABLE = {
                    "programs hold relu and pool2d",
     "linear_chain_crf": "a training loss (the CRF's negative log-likelihood); inference "
                         "programs decode with crf_decoding",
+    "yolov3_loss": "a training loss (YOLOv3's); inference programs decode the head with "
+                   "yolo_box",
     "chunk_eval": "an evaluation metric over Python-side chunk sets, not an inference op",
     "c_allreduce_sum": "collective across processes (data-parallel training programs only)",
     "c_allreduce_max": "collective across processes (data-parallel training programs only)",

@@ -2,9 +2,9 @@
 from . import (activation, beam, collective, control_flow, conv, conv_nd, conv_pool, creation,
                crf, elementwise, fused, group_norm, indexing, loss, math, nn, norm, optimizer,
                pool, pool3d, reduce, registry, resize, rnn, sequence, shape, spatial_pad,
-               temporal_shift)
+               temporal_shift, yolo)
 
 __all__ = ["activation", "beam", "collective", "control_flow", "conv", "conv_nd", "conv_pool",
            "creation", "crf", "elementwise", "fused", "group_norm", "indexing", "loss", "math",
            "nn", "norm", "optimizer", "pool", "pool3d", "reduce", "registry", "resize", "rnn",
-           "sequence", "shape", "spatial_pad", "temporal_shift"]
+           "sequence", "shape", "spatial_pad", "temporal_shift", "yolo"]
