@@ -71,6 +71,8 @@ class no_grad:
             with no_grad():
                 return func(*args, **kwargs)
 
+        # converted code converts ``func`` (``__wrapped__``) and wraps the result again
+        wrapper._d2s_rewrap = no_grad
         return wrapper
 
 

@@ -74,6 +74,14 @@ def convert_call(fn):
         return fn
     if hasattr(fn, "dygraph_function"):
         return convert.convert_to_static(fn)
+    rewrap = getattr(fn, "_d2s_rewrap", None)
+    if rewrap is not None and hasattr(fn, "__wrapped__"):
+        # a decorator that says how to wrap again (``@no_grad``): its function converted,
+        # wrapped as the user wrapped it, so the decorator keeps its meaning
+        inner = fn.__wrapped__
+        if isinstance(fn, types.MethodType):
+            inner = types.MethodType(inner, fn.__self__)
+        return rewrap(convert_call(inner))
     if isinstance(fn, Sequential) and type(fn).forward is Sequential.forward:
         return _sequential_call(fn)
     if isinstance(fn, types.MethodType):
