@@ -156,8 +156,10 @@ class Flatten(Layer):
         if start > stop:
             raise ValueError(f"Flatten: start_axis={self._start} comes after "
                              f"stop_axis={self._stop} for an input of rank {rank}")
-        shape = [0] * start + [-1] + [0] * (rank - stop - 1)
-        return apply("reshape", [input], {"shape": shape})
+        # NOTE: not a reshape with 0s: a 0 copies the input dim at the *same* position, which
+        # is the wrong one for the dims after the flattened range
+        return apply("flatten_contiguous_range", [input], {"start_axis": start,
+                                                           "stop_axis": stop})
 
     def extra_repr(self):
         return f"start_axis={self._start}, stop_axis={self._stop}"
