@@ -1,0 +1,25 @@
+# guides/beginner/tensor (creation) and api docs of paddle.rand / randn / randint / full
+# https://www.paddlepaddle.org.cn/documentation/docs/en/guides/beginner/tensor_en.html
+import dy2static as paddle
+
+paddle.seed(2023)
+print(paddle.zeros([2, 3]))
+print(paddle.ones([2, 3]))
+print(paddle.full([2, 3], 10))
+print(paddle.arange(start=1, end=5, step=1))
+print(paddle.linspace(start=1, stop=5, num=4))
+a = paddle.rand([2, 3])
+b = paddle.randn([2, 3])
+c = paddle.randint(low=0, high=10, shape=[2, 3])
+print(a.shape, a.dtype, b.shape, c.dtype)
+print("rand in [0, 1):", bool((a >= 0).all()) and bool((a < 1).all()))
+print("randint in [0, 10):", bool((c >= 0).all()) and bool((c < 10).all()))
+print(paddle.zeros_like(a).shape, paddle.ones_like(a).sum().numpy(), paddle.full_like(a, 2.0))
+print(paddle.eye(3))
+perm = paddle.randperm(6)
+print("randperm", sorted(perm.numpy().tolist()))
+u = paddle.uniform([4], min=-2.0, max=2.0)
+print("uniform", u.numpy().min() >= -2.0, u.numpy().max() < 2.0)
+x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+print("stop_gradient", x.stop_gradient, paddle.to_tensor([1.0]).stop_gradient)
+print("RESULT", float(paddle.full([2, 3], 10).sum()), len(sorted(perm.numpy().tolist())))
