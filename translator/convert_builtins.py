@@ -79,17 +79,16 @@ def _scalar(var):
 _CASTS = {"int": builtins.int, "float": builtins.float, "bool": builtins.bool}
 
 
-def _one_element(var, what):
-    """``var`` as a 0-d Variable; an error naming ``what`` when its shape shows more than one
-    element (an unknown dim is checked when the program runs)."""
+def _one_element(var, needs):
+    """``var`` as a 0-d Variable; a ValueError saying ``needs`` (eager mode's words) when its
+    shape shows more than one element (an unknown dim is checked when the program runs)."""
     shape = list(var.shape or ())
     if all(d is not None and d >= 0 for d in shape):
         size = 1
         for d in shape:
             size *= d
         if size != 1:
-            raise ValueError(f"{what} needs a tensor with exactly one element, got shape "
-                             f"{shape}{where()}")
+            raise ValueError(f"{needs} exactly one element, got shape {shape}{where()}")
     return layers().reshape(var, []) if shape else var
 
 
@@ -110,10 +109,9 @@ def convert_cast(x, kind):
     standing for the Python number eager mode gives; ``int`` truncates toward zero as Python
     does), else Python."""
     if is_static(x):
-        out = layers().cast(x, _cast_dtype(x, kind))
-        if out.shape and all(d == 1 for d in out.shape):
-            out = layers().reshape(out, [])  # one element, like the Python number eager gives
-        return mark_weak(out, kind != "bool")
+        # one element, as a 0-d Variable like the Python number eager mode gives
+        value = _one_element(x, f"{kind}() of a tensor needs")
+        return mark_weak(layers().cast(value, _cast_dtype(x, kind)), kind != "bool")
     return _CASTS[kind](x)
 
 
@@ -137,7 +135,7 @@ def convert_item(x):
     number (weak, so ``float32_tensor + x.item()`` stays float32 as it does eagerly); for
     anything else its own ``item()``."""
     if is_static(x):
-        return mark_weak(_one_element(x, "item()"), dtype_name(x) != "bool")
+        return mark_weak(_one_element(x, "item() needs a tensor with"), dtype_name(x) != "bool")
     return x.item()
 
 

@@ -460,8 +460,8 @@ def python_print(*values, sep=" ", end="\n", file=None, flush=False):
     may hold static Variables: eagerly it is ``print`` itself; in static mode it appends a
     ``python_print`` op that writes, each time the executor reaches it, the same text
     ``print`` would write then -- a Variable (also inside a list, tuple or dict) shown as
-    the eager Tensor of its run-time value, anything else as ``print`` shows it now.
-    Returns None."""
+    the eager Tensor of its run-time value (a Variable marked ``weak``, standing for a Python
+    number, as that number), anything else as ``print`` shows it now. Returns None."""
     for arg, v in (("sep", sep), ("end", end)):
         if v is not None and not isinstance(v, str):
             raise TypeError(f"python_print(): argument '{arg}' must be None or a string, got "
@@ -479,6 +479,7 @@ def python_print(*values, sep=" ", end="\n", file=None, flush=False):
     segments[-1] += end
     apply("python_print", [tensors],
           {"segments": segments, "stop_gradient": [bool(t.stop_gradient) for t in tensors],
+           "numbers": [bool(getattr(t, "weak", False)) for t in tensors],
            "stream": stream_key(file), "flush": bool(flush)})
     return None
 

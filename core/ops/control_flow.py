@@ -353,29 +353,41 @@ def _stream(key):
     return _STREAMS[key]
 
 
+def _python_number(a):
+    """The Python number a one-element array stands for (bool, int or float by its dtype)."""
+    value = as_numpy(a).reshape(()).item()
+    kind = np.dtype(a.dtype).kind
+    return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value)
+
+
 @register_op
 class python_print(_Plumbing):
     """Write what Python's ``print`` writes for values known when the program runs: the text
     ``segments[0] + str(X[0]) + segments[1] + ... + segments[n]`` (``sep`` and ``end``
     already in the segments), each X shown as an eager Tensor of its run-time value (with the
-    ``stop_gradient`` flag recorded per input), to ``stream`` (``stdout``, ``stderr``)."""
+    ``stop_gradient`` flag recorded per input) or, where ``numbers`` says so, as the Python
+    number it stands for; to ``stream`` (``stdout``, ``stderr``)."""
 
     inputs = ("X*",)
     outputs = ()
-    attrs = {"segments": [""], "stop_gradient": [], "stream": "stdout", "flush": False}
+    attrs = {"segments": [""], "stop_gradient": [], "numbers": [], "stream": "stdout",
+             "flush": False}
     differentiable = False
 
     def infer(self, xs, **attrs):
         return ()
 
-    def forward(self, ctx, xs, segments, stop_gradient, stream, flush):
+    def forward(self, ctx, xs, segments, stop_gradient, numbers, stream, flush):
         if len(segments) != len(xs) + 1:
             raise ValueError(f"python_print: {len(xs)} values need {len(xs) + 1} text "
                              f"segments, got {len(segments)}")
         parts = [segments[0]]
         for k, x in enumerate(xs):
-            sg = stop_gradient[k] if k < len(stop_gradient) else True
-            parts += [tensor_text(x, sg), segments[k + 1]]
+            if k < len(numbers) and numbers[k]:
+                text = str(_python_number(x))
+            else:
+                text = tensor_text(x, stop_gradient[k] if k < len(stop_gradient) else True)
+            parts += [text, segments[k + 1]]
         print("".join(parts), end="", file=_stream(stream), flush=bool(flush))
         return ()
 
