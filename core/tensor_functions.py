@@ -179,7 +179,14 @@ def _float_or_int(value, dtype):
 
 
 def full(shape, fill_value, dtype=None, name=None):
-    """``paddle.full``: a tensor of ``shape`` filled with ``fill_value``."""
+    """``paddle.full``: a tensor of ``shape`` filled with ``fill_value`` (a number, or a
+    one-element tensor whose value is read when the op runs)."""
+    if isinstance(fill_value, (np.ndarray, np.generic)):
+        fill_value = fill_value.item()
+    if hasattr(fill_value, "shape"):
+        dtype = dtype or fill_value.dtype
+        value = _L.cast(_L.reshape(fill_value, []), dtype)
+        return _L.elementwise_add(_L.fill_constant(shape, dtype, 0), value, name=name)
     return _L.fill_constant(shape, _float_or_int(fill_value, dtype), fill_value, name=name)
 
 
