@@ -1,7 +1,9 @@
 """dy2static's tensor core: eager tensors with autograd, the op set, layers, optimizers,
-static programs and their executor, save/load."""
-import importlib
+static programs and their executor, save/load.
 
+What a program may never use is imported on first use (see :mod:`core._lazy`): ``onnx``,
+``dataset``, ``distributed`` (and ``DataParallel``), the fluid namespaces ``dygraph``,
+``imperative`` and ``contrib``, and ``reader`` (``batch``)."""
 from . import ops  # registers every op before anything uses the registry
 from . import backend, dtypes, host_memory, mode, random, unique_name
 from ._reexport import reexport
@@ -14,9 +16,8 @@ from .random import seed
 from .tensor import Parameter, Tensor, to_tensor, to_variable
 from . import indexing  # noqa: F401 - registers x[index] and x[index] = value with the operators
 from . import layers, initializer, param_attr, regularizer, clip, lr, nn, optimizer
-from . import static, serialization, io, reader, dataset, distributed, dygraph, imperative
-from . import contrib, core
-from .distributed import DataParallel
+from . import static, serialization, io, core
+from ._lazy import lazy_attributes
 from .io import load, save
 from .static.lod import create_lod_tensor
 from . import metric, tensor_functions
@@ -32,16 +33,14 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "EOFException", "Parameter",
            "create_lod_tensor"]
 # Top-level names: the static API (Program, Executor, ...), ParamAttr, batch, and the 2.0
 # tensor functions (matmul, mean, reshape, concat, ...).
-__all__ += reexport(globals(), [static, param_attr, reader, tensor_functions])
-
-
-
-def __getattr__(name):
-    """``core.onnx`` without an explicit ``import core.onnx`` (as ``paddle.onnx``): loaded on
-    first use, so ``import core`` does not pay for the optional ``onnx`` package."""
-    if name == "onnx":
-        return importlib.import_module(".onnx", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``core.onnx`` as ``paddle.onnx`` (without the optional ``onnx`` package until it is used)
+_LAZY = {"onnx": (".onnx", None), "dataset": (".dataset", None),
+         "distributed": (".distributed", None), "DataParallel": (".distributed", "DataParallel"),
+         "dygraph": (".dygraph", None), "imperative": (".imperative", None),
+         "contrib": (".contrib", None), "reader": (".reader", None), "batch": (".reader", "batch")}
+__all__ += reexport(globals(), [static, param_attr, tensor_functions], lazy=_LAZY)
+__all__ += ["batch"]  # core.reader's names (a test checks the list)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 
 host_memory.tune()  # glibc: keep freed heap memory for the next step (see core/host_memory.py)

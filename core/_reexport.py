@@ -4,11 +4,17 @@ import types
 __all__ = ["reexport"]
 
 
-def reexport(namespace, modules):
-    """Copy each module's ``__all__`` names into ``namespace``; return the names, in order."""
+def reexport(namespace, modules, lazy=None):
+    """Copy each module's ``__all__`` names into ``namespace``; return the names, in order.
+    A name the module imports on first use (see :mod:`core._lazy`) is not copied: it goes
+    into ``lazy`` as ``(module name, name)``, for the namespace's own lazy attributes."""
     names = []
     for m in modules:
         for n in m.__all__:
+            if lazy is not None and n not in vars(m) and n in getattr(m, "__dir__", list)():
+                lazy[n] = (m.__name__, n)
+                names.append(n)
+                continue
             old = namespace.get(n)
             # NOTE: a public function may share its name with a submodule (``layers.shape``);
             # the function wins, the module stays importable by its dotted name.

@@ -23,16 +23,22 @@ given. ``save_vars`` and friends write one file per variable, or the single bund
 put them there, after checking each against the program's declared shape and dtype. All of
 these work in eager and static mode alike.
 """
+from .._lazy import lazy_attributes
 from ..static.prune import prune_for_inference
-from .batch_reader import distributed_batch_reader
-from .dataloader import DataLoader, GeneratorLoader, PyReader
-from .dataset import (BatchSampler, Dataset, DistributedBatchSampler, IterableDataset,
-                      RandomSampler, Sampler, SequenceSampler, TensorDataset)
 from .inference import INFERENCE_FORMAT, MODEL_FILENAME, load_inference_model, save_inference_model
 from .state_dict import load, save
 from .variables import (is_parameter, is_persistable, load_params, load_persistables, load_vars,
                         save_params, save_persistables, save_vars)
-from .worker import WorkerInfo, get_worker_info
+
+# data feeding is imported on first use: ``import core`` does not start its machinery
+# (multiprocessing, threads, queues)
+_LAZY = {name: (f".{module}", name) for module, names in (
+    ("batch_reader", ["distributed_batch_reader"]),
+    ("dataloader", ["DataLoader", "GeneratorLoader", "PyReader"]),
+    ("dataset", ["BatchSampler", "Dataset", "DistributedBatchSampler", "IterableDataset",
+                 "RandomSampler", "Sampler", "SequenceSampler", "TensorDataset"]),
+    ("worker", ["WorkerInfo", "get_worker_info"])) for name in names}
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 __all__ = [
     "BatchSampler",

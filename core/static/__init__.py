@@ -15,7 +15,7 @@ from .passes import BuildStrategy
 from .data import data
 from .executor import Executor
 from .graph import program_to_dot
-from .graph_html import program_to_html
+from .._lazy import lazy_attributes
 from .input_spec import InputSpec
 from .program import (
                       Block,
@@ -61,3 +61,7 @@ __all__ = [
 #: default_initializer=None)`` is :func:`core.layers.create_parameter`, which sets it here when
 #: core.layers is imported (``import core`` does): the static IR does not import the layers.
 create_parameter = None
+
+# the HTML page of a Program is drawn on first use (``import core`` does not load it)
+__getattr__, __dir__ = lazy_attributes(__name__, {"program_to_html": (".graph_html",
+                                                                      "program_to_html")})
