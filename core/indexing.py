@@ -48,6 +48,9 @@ def setitem(x, index, value):
     docstring). ``value`` is a tensor, Variable, ndarray, list or number broadcastable to
     the selection; it is cast to ``x``'s dtype."""
     if not _mode.in_dynamic_mode():
+        if getattr(x, "type", None) == "tensor_array":
+            _array_setitem(x, index, value)
+            return
         x._rebind(setitem_value(x, index, value))
         return
     if isinstance(value, (list, tuple)):
@@ -114,6 +117,29 @@ def _array_item(array, index):
     if isinstance(index, numbers.Integral):
         index = np.asarray(int(index), dtype=np.int64)
     return apply("read_from_array", [array, index])
+
+
+def _array_setitem(array, index, value):
+    """``array[index] = value`` on a static tensor array, as on the Python list it stands for:
+    item ``index`` (negative: counted from the end) must exist -- an ``assert`` op says so at
+    run time -- and takes ``value`` (``write_to_array`` into ``array`` itself)."""
+    if isinstance(index, (slice, tuple)) or index is None or index is Ellipsis:
+        raise TypeError(f"a tensor array ('{array.name}') takes one int or int Tensor index, "
+                        f"got {index!r}")
+    length = apply("array_length", [array])
+    if isinstance(index, numbers.Integral):
+        index = np.asarray([int(index)], dtype=np.int64)
+        i = length + index if index[0] < 0 else apply("assign", [index])
+    else:
+        i = apply("cast", [index], {"dtype": "int64"}) if index.dtype != np.int64 else index
+        i = i + length * apply("cast", [i < 0], {"dtype": "int64"})
+    ok = apply("logical_and", [i >= 0, i < length])
+    apply("assert", [ok, []], {"summarize": 20, "cond_name": ok.name, "data_names": [],
+                               "message": f"list assignment index out of range (tensor array "
+                                          f"'{array.name}', a list filled in a loop)"})
+    if not hasattr(value, "block"):
+        value = apply("assign", [np.asarray(value, dtype=array.dtype)])
+    apply("write_to_array", [value, i, array], None, {0: array})
 
 
 def encode_index(index, x=None, what="getitem"):

@@ -17,7 +17,7 @@ from core import mode
 from core.indexing import setitem_value
 
 from .convert_state import dtype_name, is_static, layers, mark_weak, where
-from .tensor_list import is_array
+from .tensor_list import convert_list_setitem, is_array
 
 __all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_item", "convert_len",
            "convert_print", "convert_setitem", "convert_setitem_aug", "convert_shape"]
@@ -32,8 +32,9 @@ def convert_setitem(target, index, value):
     which the branch / loop carries out (another name for the same Variable keeps the old
     value there). Anything else -- an eager Tensor, a list, a dict -- is Python's
     ``target[index] = value`` on the same object, which is returned."""
-    if is_static(target) and not is_array(target) and \
-            target.block.program.current_block().idx != 0:
+    if is_array(target):  # a list filled in a loop whose condition is a Tensor
+        return convert_list_setitem(target, index, value)
+    if is_static(target) and target.block.program.current_block().idx != 0:
         return setitem_value(target, index, value)
     target[index] = value
     return target

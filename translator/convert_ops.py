@@ -28,7 +28,8 @@ from .control_flow import Targets, check_bound, convert_compare, convert_for_loo
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_state import Deleted, PendingReturn, UndefinedVar, check_defined, \
     install_origin_provider, is_static
-from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop
+from .tensor_list import convert_list_append, convert_list_getitem, convert_list_pop, \
+    convert_list_setitem
 
 __all__ = [
     "Deleted",
@@ -50,6 +51,7 @@ __all__ = [
     "convert_list_append",
     "convert_list_getitem",
     "convert_list_pop",
+    "convert_list_setitem",
     "convert_logical_and",
     "convert_logical_not",
     "convert_logical_or",

@@ -83,6 +83,14 @@ def _is_random(op_type):
         return False
 
 
+def _eager_output(value, node, j):
+    """Output ``j`` as an eager Tensor; a tensor array (a list appended in a loop) as the
+    Python list of Tensors it stands for, of its run-time length (no gradient)."""
+    if isinstance(value, list):
+        return [tensor_from_node(a, None, (0, j)) for a in value]
+    return tensor_from_node(value, node, (0, j))
+
+
 def _grad_dtype(var):
     return var.dtype is not None and np.dtype(var.dtype).kind == "f" and var.type == "lod_tensor"
 
@@ -244,7 +252,7 @@ class PartialProgram:
                 self._plain[place] = runner
             fetched, written = runner(values)
             self._write_back(runner, written)
-            return [tensor_from_node(a, None, (0, j)) for j, a in enumerate(fetched)]
+            return [_eager_output(a, None, j) for j, a in enumerate(fetched)]
         grad = self._grad_program()
         runner = grad.forward_runner(self, place)
         # NOTE: the forward's random ops draw from the eager generator (the masks eager code
@@ -258,8 +266,7 @@ class PartialProgram:
         node = Node(_RUN_PROGRAM, [list(tensors), list(params)], [arrays, values[len(arrays):]],
                     [outs, saved], {"program": self, "run_seed": run_seed})
         diff = set(self.diff_outputs)
-        return [tensor_from_node(a, node if j in diff else None, (0, j))
-                for j, a in enumerate(outs)]
+        return [_eager_output(a, node if j in diff else None, j) for j, a in enumerate(outs)]
 
     def _write_back(self, runner, written):
         """Persistables the program updated (batch_norm statistics) go back to the Layer."""

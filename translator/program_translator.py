@@ -30,6 +30,7 @@ from core.tensor import Parameter, Tensor
 
 from . import convert
 from .cache_log import CacheLog, logger
+from .control_flow import entry_flag
 from .convert_calls import TensorRecursionError
 from .convert_state import PathUnion, translation_guard
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
@@ -51,7 +52,7 @@ class ConcreteProgram:
     """
 
     __slots__ = ("main_program", "startup_program", "inputs", "outputs", "output_vars",
-                 "parameters", "function", "_partial")
+                 "entry_flags", "parameters", "function", "_partial")
 
     def __init__(self, main_program, startup_program, inputs, outputs, parameters, function):
         self.main_program = main_program
@@ -59,6 +60,10 @@ class ConcreteProgram:
         self.inputs = inputs
         self.outputs = outputs
         self.output_vars = _output_vars(outputs)
+        # dict entries set on some paths only: their bound flags are fetched after the
+        # outputs, and an entry whose path did not run is left out (as eager code leaves it)
+        self.entry_flags = [] if isinstance(outputs, PathUnion) else _entry_flags(outputs)
+        self.output_vars += [flag for _, flag in self.entry_flags]
         self.parameters = parameters
         self.function = function
         self._partial = None
@@ -88,11 +93,41 @@ class ConcreteProgram:
             leaves = flatten(outputs)
             return pack(outputs, [by_var[id(v)] if isinstance(v, _static.Variable) else v
                                   for v in leaves])
+        flags = ()
+        if self.entry_flags:
+            n = len(results) - len(self.entry_flags)
+            results, flags = results[:n], results[n:]
         leaves = flatten(outputs)
         if len(leaves) != len(results):
             it = iter(results)
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
-        return pack(outputs, results)
+        packed = pack(outputs, results)
+        for (path, _), flag in zip(self.entry_flags, flags):
+            if not bool(getattr(flag, "numpy", lambda: flag)()):
+                _remove_entry(packed, path)
+        return packed
+
+
+def _entry_flags(value, path=()):
+    """``[(path, bound flag)]`` for the dict entries in ``value`` set on some paths only."""
+    out = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            flag = entry_flag(item)
+            if flag is not None:
+                out.append((path + (key,), flag))
+            else:
+                out += _entry_flags(item, path + (key,))
+    elif isinstance(value, (list, tuple)):
+        for k, item in enumerate(value):
+            out += _entry_flags(item, path + (k,))
+    return out
+
+
+def _remove_entry(value, path):
+    for key in path[:-1]:
+        value = value[key]
+    value.pop(path[-1], None)
 
 
 def _output_vars(outputs):

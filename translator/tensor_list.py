@@ -19,6 +19,7 @@ __all__ = [
     "convert_list_append",
     "convert_list_getitem",
     "convert_list_pop",
+    "convert_list_setitem",
     "is_array",
     "is_guessed",
     "list_to_array",
@@ -120,9 +121,12 @@ def _array_without(array, index):
 
 def convert_list_getitem(target, index):
     """``target[index]``; on a tensor array, ``array_read`` of item ``index`` (negative:
-    counted from the end, also when ``index`` is a static Variable)."""
+    counted from the end, also when ``index`` is a static Variable), and for a slice a new
+    tensor array of the items it selects, as slicing the list gives."""
     if not is_array(target):
         return target[index]
+    if isinstance(index, slice):
+        return _array_slice(target, index)
     lay = layers()
     if is_static(index):
         length = lay.cast(lay.array_length(target), dtype_name(index))
@@ -131,3 +135,70 @@ def convert_list_getitem(target, index):
     elif index < 0:
         index = lay.array_length(target) + index
     return lay.array_read(target, to_variable(index))
+
+
+def convert_list_setitem(target, index, value):
+    """``target[index] = value`` on a tensor array (``core.indexing``: ``write_to_array`` at
+    an item that must exist, negative counted from the end); an append of another dtype to
+    an array whose dtype was guessed re-traces the loop (:class:`ArrayDtypeChanged`)."""
+    var = to_variable(value)
+    if is_guessed(target) and dtype_name(var) != dtype_name(target):
+        raise ArrayDtypeChanged(target, dtype_name(var))
+    target[index] = var
+    return target
+
+
+def _select(cond, a, b):
+    """``a if cond else b`` for int64 Variables (or ints) and a bool Variable ``cond``."""
+    lay = layers()
+    return b + (a - b) * lay.cast(cond, "int64")
+
+
+def _slice_bound(value, length, lower, upper, default):
+    """A slice bound as ``slice.indices`` normalises it, an int64 Variable."""
+    lay = layers()
+    if value is None:
+        return default
+    if is_static(value):
+        value = lay.cast(value, "int64")
+        value = _select(value < 0, value + length, value)
+    elif value < 0:
+        value = length + value
+    else:
+        value = to_variable(value, length)
+    value = _select(value < lower, lower, value)
+    return _select(value > upper, upper, value)
+
+
+def _array_slice(array, sl):
+    """A new tensor array of ``array[sl.start:sl.stop:sl.step]`` (Python's slice semantics
+    at run time: negative bounds count from the end, bounds clamp, a negative step walks
+    back); the step must be a Python int."""
+    lay = layers()
+    step = 1 if sl.step is None else sl.step
+    if is_static(step) or not isinstance(step, int):
+        raise TypeError(f"a list filled in a loop whose condition is a Tensor takes a slice "
+                        f"with a Python int step, got {step!r}")
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    length = lay.array_length(array)
+    if step > 0:
+        lower, upper = lay.fill_constant(list(length.shape), "int64", 0), length
+    else:
+        lower, upper = lay.fill_constant(list(length.shape), "int64", -1), length - 1
+    start = _slice_bound(sl.start, length, lower, upper, upper if step < 0 else lower)
+    stop = _slice_bound(sl.stop, length, lower, upper, lower if step < 0 else upper)
+    span = stop - start + (step - 1) if step > 0 else start - stop + (-step - 1)
+    count = span // abs(step)
+    fresh = lay.create_array(dtype_name(array))
+    if is_guessed(array):
+        mark_guessed(fresh)
+
+    def cond(j, out):
+        return j < count
+
+    def body(j, out):
+        return j + 1, lay.array_write(lay.array_read(array, start + j * step), j, array=out)
+
+    zero = lay.fill_constant(list(length.shape), "int64", 0)
+    return lay.while_loop(cond, body, [zero, fresh])[1]

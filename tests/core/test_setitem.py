@@ -120,6 +120,33 @@ def test_no_grad_assigns_into_a_parameter():
     assert lin.weight.gradient() is not None
 
 
+def test_tensor_array_item_assignment_is_a_list_item_assignment():
+    """``arr[i] = v`` on a static tensor array writes an existing item (negative: from the
+    end); an item past the end fails at run time, as a list's IndexError."""
+    main = core.static.Program()
+    core.enable_static()
+    try:
+        with core.static.program_guard(main, core.static.Program()):
+            arr = layers.create_array("float32")
+            for k in range(3):
+                layers.array_write(layers.fill_constant([2], "float32", k), k, array=arr)
+            arr[1] = layers.fill_constant([2], "float32", 10.0)
+            arr[-1] = layers.fill_constant([2], "float32", 20.0)
+            out = layers.stack([layers.array_read(arr, k) for k in range(3)])
+        wrong = core.static.Program()
+        with core.static.program_guard(wrong, core.static.Program()):
+            bad = layers.create_array("float32")
+            layers.array_write(layers.fill_constant([2], "float32", 0.0), 0, array=bad)
+            bad[1] = layers.fill_constant([2], "float32", 1.0)
+        exe = core.Executor(core.CPUPlace())
+        got = exe.run(main, fetch_list=[out])[0]
+        np.testing.assert_array_equal(got, [[0, 0], [10, 10], [20, 20]])
+    finally:
+        core.disable_static()
+    with pytest.raises(Exception, match="out of range"):
+        exe.run(wrong, fetch_list=[bad])
+
+
 def test_errors():
     leaf = core.to_tensor(np.zeros(3, np.float32), stop_gradient=False)
     with pytest.raises(RuntimeError, match="leaf that needs a gradient"):
@@ -140,8 +167,8 @@ def test_errors():
             with pytest.raises(TypeError, match="is persistable"):
                 p[0] = 1.0
             arr = layers.create_array("float32")
-            with pytest.raises(TypeError, match="tensor_array; write an element"):
-                arr[0] = layers.fill_constant([2], "float32", 1.0)
+            with pytest.raises(TypeError, match="takes one int or int Tensor index"):
+                arr[0:1] = layers.fill_constant([2], "float32", 1.0)
             d = core.static.data("d", [-1, 3], "float32")
             with pytest.raises(ValueError, match="cannot be assigned"):
                 d[0] = np.ones(4, np.float32)

@@ -64,3 +64,83 @@ def test_del_unbinds_a_name_on_the_path_taken():
 def test_del_error_names_the_variable():
     err = run_declarative(delete_in_branch, (f32(1.0),))
     assert isinstance(err, Exception) and "'i'" in str(err)
+
+
+# -- lists and dicts through a tensor loop ---------------------------------------------------------
+@declarative
+def per_layer_states(x, n):
+    hs = [x, x * 2, x * 3]
+    for _ in range(n):
+        hs = [h + 1 for h in hs]
+        if hs[0] > 5:
+            break
+    return hs[0] + hs[1] * hs[2], len(hs)
+
+
+@declarative
+def attention_caches(x, n):
+    caches = [{"k": x, "v": (x * 2, [x * 4])}, {"k": x * 3, "v": (x * 5, [x])}]
+    i = 0
+    while i < n:
+        caches = [{"k": c["k"] + 1, "v": (c["v"][0] * 2, [c["v"][1][0] - 1])} for c in caches]
+        i += 1
+    return caches
+
+
+def test_fixed_length_lists_and_nests_cross_a_tensor_loop():
+    for n in (0, 1, 2, 10):
+        check_three_ways(per_layer_states, (f32(1.0), i64(n)))
+        check_three_ways(attention_caches, (f32(1.0, 2.0), i64(n)))
+
+
+@declarative
+def appended(x, n):
+    out = []
+    for _ in range(n):
+        x = x + 1
+        out.append(x)
+    return out
+
+
+@declarative
+def appended_then_used(x, n):
+    a = []
+    i = 0
+    while i < n:
+        a.append(x * i)
+        i += 1
+    a[1] = x * 100
+    a[-1] = a[-1] + 7
+    rev = a[::-1]
+    return rev, a[1:], a[-2:0:-1], a[::2], core.layers.concat(a[::-1], axis=0), len(a)
+
+
+def test_list_appended_in_a_tensor_loop_is_a_list_afterwards():
+    for n in (0, 1, 3):
+        result = run_declarative(appended, (f32(1.0, 2.0), i64(n)))
+        assert isinstance(result, list) and len(result) == n
+        check_three_ways(appended, (f32(1.0, 2.0), i64(n)))
+    for n in (2, 3, 6):
+        check_three_ways(appended_then_used, (f32(1.0), i64(n)))
+
+
+def test_item_assignment_out_of_range_fails_at_run_time():
+    err = run_declarative(appended_then_used, (f32(1.0), i64(1)))
+    assert isinstance(err, Exception) and "out of range" in str(err)
+
+
+@declarative
+def dict_key_in_branch(x):
+    d = {"a": x}
+    if x > 0:
+        d["b"] = x * 2
+    if x < -5:
+        d["c"] = {"deep": x}
+    return d, [d]
+
+
+def test_dict_key_set_on_one_path_exists_only_when_it_ran():
+    for value in (1.0, -1.0, -10.0):
+        check_three_ways(dict_key_in_branch, (f32(value),))
+    assert list(run_declarative(dict_key_in_branch, (f32(-1.0),))[0]) == ["a"]
+    assert list(run_declarative(dict_key_in_branch, (f32(-10.0),))[0]) == ["a", "c"]

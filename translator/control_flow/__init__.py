@@ -55,7 +55,7 @@ import operator
 
 from ..convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from ..convert_state import dtype_name, is_static, is_union, layers, where
-from .carry import Targets, as_predicate, carried, check_bound, restore_others
+from .carry import Targets, as_predicate, carried, check_bound, entry_flag, restore_others
 from .cond import static_ifelse, static_ifexp, static_logical
 from .loop import static_for_loop, static_while
 
@@ -70,6 +70,7 @@ __all__ = [
     "convert_logical_not",
     "convert_logical_or",
     "convert_while_loop",
+    "entry_flag",
 ]
 
 

@@ -215,6 +215,18 @@ def is_maybe_unbound(value):
                                         for leaf in _static_leaves(value))
 
 
+def entry_flag(value):
+    """The bound flag of ``value`` when a static leaf of it holds a value only on some paths
+    (a dict entry set under a Tensor condition), else None."""
+    if not _maybe_unbound:
+        return None
+    for leaf in _static_leaves(value):
+        info = _flag_of(leaf)
+        if info is not None:
+            return info[0]
+    return None
+
+
 def bound_flag(value):
     """The bound flag of ``value`` on the path just traced: False for an undefined value, the
     recorded flag of a maybe-unbound one, else True (a bool Variable)."""

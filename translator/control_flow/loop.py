@@ -137,18 +137,32 @@ class _NeedsTemplate(Exception):
         self.index, self.tmpl = index, tmpl
 
 
-_LOOP_KINDS = (tuple, dict)  # containers split into loop variables; a list is a tensor array
+# Containers split into loop variables. A list is split too (one loop variable per item)
+# unless the body changes its length: then that name's lists are tensor arrays
+# (``_NeedsArray``, ``tensor_list``).
+_LOOP_KINDS = (tuple, dict)
+
+
+class _NeedsArray(Exception):
+    """The body changes the length of a list in name ``index``: its lists become tensor
+    arrays."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
 
 
 class _Slots:
     """The loop's names split into leaves (``convert_flatten``): one loop variable
-    per leaf, keyed ``(name index, leaf index)``."""
+    per leaf, keyed ``(name index, leaf index)``. The lists of the names ``arrays`` are leaves
+    (tensor arrays); other names' lists are split like tuples."""
 
-    def __init__(self, names, values):
+    def __init__(self, names, values, arrays=frozenset()):
         self.names, self.trees, self.counts = names, [], []
         self.keys, self.labels, self.before = [], [], []
+        self.kinds = [_LOOP_KINDS if k in arrays else structure.ALL for k in range(len(names))]
         for k, value in enumerate(values):
-            leaves, tree = flatten(value, _LOOP_KINDS)
+            leaves, tree = flatten(value, self.kinds[k])
             self.trees.append(tree)
             self.counts.append(len(leaves))
             for j, leaf in enumerate(leaves):
@@ -160,7 +174,11 @@ class _Slots:
         """The leaves of ``values`` (one per name), which must keep their structure."""
         out = []
         for k, (value, tree) in enumerate(zip(values, self.trees)):
-            leaves, got = flatten(value, _LOOP_KINDS)
+            leaves, got = flatten(value, self.kinds[k])
+            if got != tree and self.kinds[k] is not _LOOP_KINDS and \
+                    flatten(value, _LOOP_KINDS)[1] == flatten(
+                        structure.pack(tree, [None] * self.counts[k]), _LOOP_KINDS)[1]:
+                raise _NeedsArray(k)  # only a list's length differs
             if got != tree:
                 raise TypeError(
                     f"variable '{self.names[k]}' is {structure.describe(tree)} before a loop whose "
@@ -207,11 +225,12 @@ def _with_bound_flag(k, body_fn, get_args, set_args, names, where_, before=None)
 
 
 def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attempt=0,
-                  templates=None, flagged=frozenset()):
+                  templates=None, flagged=frozenset(), arrays=frozenset()):
     """The ``while_loop`` of ``while cond_fn(): body_fn()`` carrying ``names`` (read / written
     by ``get_args`` / ``set_args``), split into leaves. ``fixes`` (entry types of loop
     variables), ``templates`` (placeholders of names the body first binds) and ``flagged``
-    (names carrying a bound flag) are what earlier traces learnt; ``attempt`` counts them."""
+    (names carrying a bound flag) and ``arrays`` (names whose lists change length: tensor
+    arrays) are what earlier traces learnt; ``attempt`` counts them."""
     init_values = get_args()
     where_ = where()
     fixes, templates = dict(fixes or {}), dict(templates or {})
@@ -220,13 +239,13 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
             body2, get2, set2, names2, finish = _with_bound_flag(
                 k, body_fn, get_args, set_args, names, where_, bound_flag(value))
             static_while(cond_fn, body2, get2, set2, names2, fixes, attempt, templates,
-                          flagged | {k})
+                          flagged | {k}, arrays)
             finish()
             return
     program = default_main_program()
     point = program.checkpoint()
     slots = _Slots(names, [placeholder(templates[k]) if k in templates and is_undefined(v)
-                           else v for k, v in enumerate(init_values)])
+                           else v for k, v in enumerate(init_values)], arrays)
     init = list(slots.before)
     carried, constants = [], {}
     for s, value in enumerate(init):
@@ -237,6 +256,10 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
             carried.append(s)
             init[s] = var
 
+    # a loop that carries nothing (its state changes in place: ``increment(v, in_place=True)``,
+    # or only an empty list it may grow) still needs one loop variable: a step count
+    spare = [] if carried else [layers().fill_constant([], "int64", 0)]
+
     def merged(loop_vars):
         values = list(init)
         for s, v in zip(carried, loop_vars):
@@ -244,6 +267,7 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
         return slots.join(values)
 
     def cond(*loop_vars):
+        loop_vars = loop_vars[:len(carried)]
         set_args(merged(loop_vars))
         pred = cond_fn()
         if is_union(pred) and pred.truth is not None:
@@ -251,6 +275,7 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
         return as_predicate(pred) if is_static(pred) else to_variable(bool(pred))
 
     def body(*loop_vars):
+        loop_vars, step = loop_vars[:len(carried)], loop_vars[len(carried):]
         set_args(merged(loop_vars))
         for s, v in zip(carried, loop_vars):
             if is_guessed(init[s]):
@@ -268,7 +293,7 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
         named = get_args()
         for k, (before, value) in enumerate(zip(init_values, named)):
             if is_undefined(before) and k not in templates and not is_undefined(value):
-                raise _NeedsTemplate(k, template(value, _LOOP_KINDS))
+                raise _NeedsTemplate(k, template(value, slots.kinds[k]))
         values = slots.split(named, where_)
         for s, const in constants.items():
             if values[s] is not const and not (is_undefined(const) and is_undefined(values[s])):
@@ -300,10 +325,11 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
             if fix is not None:
                 raise _Retrace(slots.keys[s], fix)
             outs.append(var)
-        return outs
+        return outs + [v + 1 for v in step]
 
     try:
-        outs = layers().while_loop(cond, body, [init[s] for s in carried])
+        outs = layers().while_loop(cond, body, [init[s] for s in carried] + spare)
+        outs = list(outs)[:len(carried)]
     except _Retrace as e:
         if attempt > 3 * len(slots.keys) + 2:
             raise RuntimeError(f"the loop{where_} keeps changing the types of its variables "
@@ -317,9 +343,13 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
             body2, get2, set2, names2, finish = _with_bound_flag(
                 e.index, body_fn, get_args, set_args, names, where_)
             static_while(cond_fn, body2, get2, set2, names2, fixes, attempt + 1, templates,
-                          flagged | {e.index})
+                          flagged | {e.index}, arrays)
             finish()
             return
+    except _NeedsArray as e:
+        # NOTE: re-trace (once per name): the body changes a list's length, so the name's
+        # lists enter the loop as tensor arrays
+        arrays = arrays | {e.index}
     else:
         for s, out in zip(carried, outs):
             mark_weak(out, is_weak(init[s]))
@@ -331,4 +361,4 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
     # a Python value is only known by running it, and the loop variables must be typed before.
     undo(program, point, set_args, init_values)
     return static_while(cond_fn, body_fn, get_args, set_args, names, fixes, attempt + 1,
-                         templates, flagged)
+                         templates, flagged, arrays)

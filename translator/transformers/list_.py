@@ -19,6 +19,7 @@ from, so other indexing (tensors, dicts) is untouched.
 import gast
 
 from .. import static_analysis as sa
+from ..gast_nodes import constant
 from ..templates import replace, replace_as_expression
 from ..visitor import NodeTransformer, NodeVisitor
 
@@ -87,11 +88,17 @@ class _List(NodeTransformer):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         if not isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
-                node.value.id not in self.lists or isinstance(node.slice, (gast.Slice, gast.Tuple)):
+                node.value.id not in self.lists or isinstance(node.slice, gast.Tuple):
             return node
+        index = node.slice
+        if isinstance(index, gast.Slice):  # a[lo:hi:st] -> slice(lo, hi, st)
+            index = replace_as_expression(
+                "slice(lower, upper, step)", origin=node, **{
+                    part: getattr(index, part) or constant(None)
+                    for part in ("lower", "upper", "step")})
         return replace_as_expression("helpers.convert_list_getitem(target, index)", origin=node,
                                      helpers=self.ctx.helpers, target=node.value.id,
-                                     index=node.slice)
+                                     index=index)
 
     def _visit_args(self, call):
         call.args = [self.visit(a) for a in call.args]
