@@ -103,7 +103,7 @@ class ConcreteProgram:
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
         packed = pack(outputs, results)
         for (path, _), flag in zip(self.entry_flags, flags):
-            if not bool(getattr(flag, "numpy", lambda: flag)()):
+            if not bool(flag.numpy() if hasattr(flag, "numpy") else flag):
                 _remove_entry(packed, path)
         return packed
 

@@ -3,7 +3,6 @@ tensor leaves), names deleted or bound on one path, and outside state (attribute
 nonlocals) written by converted code. Every function runs eagerly, through ``declarative`` and
 as a Program run by ``core.Executor``, on inputs that take every path and trip count."""
 import numpy as np
-import pytest
 
 import core
 from translator import declarative
