@@ -3,9 +3,9 @@ calling the same kernels as ``core.layers`` and the built-in layers. Each works 
 static mode and inside ``declarative`` code.
 
 One module per family: activations, common functions (linear, dropout, embedding, pad, ...),
-convolutions, pooling, losses and normalisation."""
+convolutions, pooling, losses, normalisation, and resizing (vision)."""
 from ..._reexport import reexport
-from . import activation, common, conv, loss, norm, pooling
+from . import activation, common, conv, loss, norm, pooling, vision
 from .common import first_output  # noqa: F401 - the layers read it here
 
-__all__ = reexport(globals(), [activation, common, conv, pooling, loss, norm])
+__all__ = reexport(globals(), [activation, common, conv, pooling, loss, norm, vision])

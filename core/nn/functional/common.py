@@ -132,7 +132,9 @@ def pad_pairs(pad, rank, data_format, api):
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     """Pads ``x`` (see :func:`pad_pairs` for the layout of ``pad``). ``mode='constant'`` fills
-    with ``value``."""
+    with ``value``; ``'reflect'`` mirrors without repeating the edge, ``'replicate'`` repeats
+    the edge, ``'circular'`` wraps around; those three pad the spatial axes of a 3-D, 4-D or
+    5-D input (``pad2d`` / ``pad3d`` ops)."""
     api = "pad"
     check_choice(mode, "mode", _PAD_MODES, api)
     rank = len(x.shape)
@@ -142,12 +144,31 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         # NOTE: the channel position decides; 'NCHW' (the default) on a 3-D input means NCL
         data_format = formats[0] if data_format[1] == "C" else formats[1]
     pairs = pad_pairs(pad, rank, data_format, api)
-    flat = [v for pr in pairs for v in pr]
-    if mode != "constant":
-        raise ValueError(f"{api}(): mode={mode!r} needs the pad modes of the 'pad' op, which "
-                         "this build does not have; use mode='constant'")
-    return apply("pad", [x], {"paddings": flat,
-                              "pad_value": float(check_number(value, "value", api))})
+    value = float(check_number(value, "value", api))
+    if mode == "constant":
+        return apply("pad", [x], {"paddings": [v for pr in pairs for v in pr],
+                                  "pad_value": value})
+    if formats is None:
+        raise ValueError(f"{api}(): mode={mode!r} pads the spatial axes of a 3-D, 4-D or 5-D "
+                         f"input, got shape {list(x.shape)}")
+    last = data_format[-1] == "C"
+    spatial = list(range(1, rank - 1)) if last else list(range(2, rank))
+    if any(pairs[a] != (0, 0) for a in range(rank) if a not in spatial):
+        raise ValueError(f"{api}(): mode={mode!r} pads only the spatial axes; got pad {pad} "
+                         f"for a {data_format} input")
+    sp = [pairs[a] for a in spatial]
+    if rank == 5:
+        flat = [v for pr in reversed(sp) for v in pr]  # pad3d: [left, right, top, ..., back]
+        return apply("pad3d", [x], {"paddings": flat, "mode": mode, "pad_value": value,
+                                    "data_format": data_format})
+    if rank == 4:
+        return apply("pad2d", [x], {"paddings": [v for pr in sp for v in pr], "mode": mode,
+                                    "pad_value": value, "data_format": data_format})
+    h_axis = 1 if last else 2
+    out = apply("pad2d", [apply("unsqueeze", [x], {"axes": [h_axis]})],
+                {"paddings": [0, 0, sp[0][0], sp[0][1]], "mode": mode, "pad_value": value,
+                 "data_format": "NHWC" if last else "NCHW"})
+    return apply("squeeze", [out], {"axes": [h_axis]})
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):

@@ -1,6 +1,6 @@
-"""Pooling (2.x spellings): max / average pooling over fixed windows and adaptive pooling to
-a fixed output size, in 1-D and 2-D. All run the ``pool2d`` op; a 1-D pool is a 2-D pool of
-the input viewed with a height of 1."""
+"""Pooling (2.x spellings): max / average pooling over fixed windows (1-D, 2-D, 3-D) and
+adaptive pooling to a fixed output size (1-D, 2-D). 1-D and 2-D pools run the ``pool2d`` op (a
+1-D pool is a 2-D pool of the input viewed with a height of 1), 3-D ones ``pool3d``."""
 from ...checks import check_choice, check_int
 from ...dispatch import apply
 from .conv import check_tuple, padding_pairs
@@ -12,8 +12,10 @@ __all__ = [
     "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
 ]
 
 
@@ -37,6 +39,43 @@ def _pool2d(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_fo
                                  "paddings": [v for p in pads for v in p],
                                  "global_pooling": False, "ceil_mode": bool(ceil_mode),
                                  "exclusive": bool(exclusive), "data_format": data_format})
+
+
+def _pool3d(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, api):
+    check_choice(data_format, "data_format", ("NCDHW", "NDHWC"), api)
+    if len(x.shape) != 5:
+        raise ValueError(f"{api}(): argument 'x' must be 5-D ({data_format}), got shape "
+                         f"{list(x.shape)}")
+    ksize = check_tuple(kernel_size, 3, "kernel_size", api, minimum=1)
+    strides = ksize if stride is None else check_tuple(stride, 3, "stride", api, minimum=1)
+    last = data_format == "NDHWC"
+    sizes = list(x.shape[1:4] if last else x.shape[2:5])
+    pads = padding_pairs(padding, 3, api, last, sizes, ksize, strides)
+    return apply("pool3d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
+                                 "paddings": [v for p in pads for v in p],
+                                 "global_pooling": False, "ceil_mode": bool(ceil_mode),
+                                 "exclusive": bool(exclusive), "data_format": data_format})
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
+               data_format="NCDHW", name=None):
+    """Max pooling of an NCDHW (or NDHWC) volume; ``stride`` defaults to ``kernel_size``."""
+    _no_mask(return_mask, "max_pool3d")
+    return _pool3d(x, "max", kernel_size, stride, padding, ceil_mode, True, data_format,
+                   "max_pool3d")
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCDHW", name=None):
+    """Average pooling of an NCDHW (or NDHWC) volume."""
+    api = "avg_pool3d"
+    if divisor_override is None:
+        return _pool3d(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive,
+                       data_format, api)
+    div = check_int(divisor_override, "divisor_override", api, minimum=1)
+    kd, kh, kw = check_tuple(kernel_size, 3, "kernel_size", api, minimum=1)
+    out = _pool3d(x, "avg", kernel_size, stride, padding, ceil_mode, False, data_format, api)
+    return out * (kd * kh * kw / div)
 
 
 def _as_2d(x, api):
