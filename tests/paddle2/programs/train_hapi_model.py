@@ -1,7 +1,6 @@
 # guides/beginner/train_eval_predict (high-level API) and quick_start: paddle.Model with
 # prepare / fit / evaluate / predict (LeNet, MNIST subset bundled with core.dataset.mnist)
 # https://www.paddlepaddle.org.cn/documentation/docs/en/guides/beginner/quick_start_en.html
-import numpy as np
 
 import dy2static as paddle
 from dy2static.vision.transforms import Normalize
