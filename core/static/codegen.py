@@ -339,7 +339,15 @@ class _Generator(ControlFlowEmitter):
                     args.append(f"**{self.const({k: v})}")
         call = f"{kname}({', '.join(args)})"
         targets = self._out_target(block, op, opdef.outputs)
-        if not targets:
+        if op.type == "assert" and args[1] != "None":
+            # NOTE: the condition is tested inline (one truth test for a 0-d predicate, no
+            # reduction call); the kernel runs, and raises with its message, when it fails
+            cond = args[1]
+            self.emit(f"if not ({cond}.all() if {cond}.ndim else {cond}):", op, block)
+            self.indent += 1
+            self.emit(call, op, block)
+            self.indent -= 1
+        elif not targets:
             self.emit(call, op, block)
         elif len(targets) == 1:
             self.emit(f"{targets[0]} = {call}", op, block)
