@@ -6,7 +6,7 @@ to the current block and returns a Variable. Names and arguments follow
 """
 from .._reexport import reexport
 from . import (activation, beam, control_flow, creation, loss, math, nn, reduce, rnn, sequence,
-               shape, tensor_array)
+               shape, tensor_array, vision)
 
 __all__ = reexport(globals(), [math, activation, reduce, creation, shape, nn, loss,
-                               control_flow, tensor_array, sequence, rnn, beam])
+                               control_flow, tensor_array, sequence, rnn, beam, vision])
