@@ -407,6 +407,10 @@ class TensorOps:
     def dim(self):
         return len(self.shape)
 
+    def clear_grad(self, set_to_zero=True):
+        """2.x spelling of ``clear_gradient`` (eager tensors)."""
+        return self.clear_gradient(set_to_zero)
+
     ndimension = dim
 
     # -- in place: the object takes the result (as x[i] = v does) -------------------------------

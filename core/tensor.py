@@ -225,7 +225,11 @@ class Tensor(TensorOps):
     def clear_gradient(self, set_to_zero=True):
         """Zero the gradient in place (or drop it with ``set_to_zero=False``)."""
         if self._grad is not None and set_to_zero:
-            self._grad[...] = 0
+            # NOTE: a 0-d gradient may be held as a numpy scalar, which cannot be zeroed in place
+            if isinstance(self._grad, np.generic):
+                self._grad = np.zeros_like(self._grad)
+            else:
+                self._grad[...] = 0
         else:
             self._grad = None
 
