@@ -1,6 +1,7 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout`` (the fluid 1.8 and the 2.x
 spellings, see :mod:`core.nn.spellings`), ``Flatten``, ``Identity`` and the padding layers
-``Pad1D`` / ``Pad2D`` / ``Pad3D``."""
+``Pad1D`` / ``Pad2D`` / ``Pad3D``, the resizing layers ``Upsample`` / ``UpsamplingNearest2D`` /
+``UpsamplingBilinear2D``."""
 from ..checks import check_choice, check_float_input, check_index, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Xavier
@@ -11,7 +12,8 @@ from .functional.common import DROPOUT_MODES, dropout_mode
 from .layer import Layer
 from .spellings import bind_2x, two_spellings
 
-__all__ = ["Dropout", "Embedding", "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D"]
+__all__ = ["Dropout", "Embedding", "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D",
+           "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
 
 
 class Linear(Layer):
@@ -220,3 +222,42 @@ class Pad3D(_PadNd):
     """Pads an NCDHW / NDHWC volume: ``[left, right, top, bottom, front, back]``."""
 
     nd = 3
+
+
+class Upsample(Layer):
+    """Resizes its input with :func:`core.nn.functional.interpolate`: ``Upsample(size=None,
+    scale_factor=None, mode='nearest', align_corners=False, align_mode=0,
+    data_format='NCHW')``."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                 align_mode=0, data_format="NCHW", name=None):
+        super().__init__()
+        api = type(self).__name__
+        if (size is None) == (scale_factor is None):
+            raise ValueError(f"{api}(): give exactly one of 'size' and 'scale_factor'")
+        check_choice(mode, "mode", ("nearest", "linear", "bilinear", "trilinear", "bicubic",
+                                    "area"), api)
+        self._args = dict(size=size, scale_factor=scale_factor, mode=mode,
+                          align_corners=bool(align_corners), align_mode=align_mode,
+                          data_format=data_format)
+
+    def forward(self, x):
+        return F.interpolate(x, **self._args)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._args.items() if v is not None)
+
+
+class UpsamplingNearest2D(Upsample):
+    """Nearest-neighbour resizing of an image."""
+
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "nearest", data_format=data_format)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear resizing of an image with ``align_corners=True`` (as Paddle's)."""
+
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__(size, scale_factor, "bilinear", align_corners=True,
+                         data_format=data_format)

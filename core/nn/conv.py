@@ -1,8 +1,9 @@
-"""Convolution layers: ``Conv2D`` (the fluid 1.8 and the 2.x spelling), ``Conv1D`` (2.x), and
+"""Convolution layers: ``Conv2D`` (the fluid 1.8 and the 2.x spelling), the 2.x ``Conv1D`` /
+``Conv3D`` and transposed ``Conv1DTranspose`` / ``Conv2DTranspose`` / ``Conv3DTranspose``, and
 the fluid ``Pool2D``."""
 from ..checks import check_choice, check_float_input, check_int, check_pair
 from ..dispatch import apply
-from ..initializer import Normal
+from ..initializer import Normal, Xavier
 from ..layers.activation import apply_act
 from ..mode import in_dynamic_mode
 from . import functional as F
@@ -10,7 +11,8 @@ from .functional.conv import check_tuple, padding_pairs
 from .layer import Layer
 from .spellings import two_spellings
 
-__all__ = ["Conv1D", "Conv2D", "Pool2D"]
+__all__ = ["Conv1D", "Conv1DTranspose", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose",
+           "Pool2D"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 _PAD_MODE_OF = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}
@@ -28,9 +30,9 @@ def check_padding(padding, n, api, channel_last=False):
 
 def resolve_padding(padding, sizes, kernel, stride, dilation, api):
     """The pairs of a checked ``padding`` for an input whose spatial sizes are ``sizes``."""
-    if padding == "SAME":
+    if padding == "SAME":  # NOTE: Paddle computes SAME pads with (and runs at) dilation 1
         return padding_pairs("SAME", len(kernel), api, sizes=sizes, kernel=kernel,
-                             stride=stride, dilation=dilation)
+                             stride=stride, dilation=[1] * len(kernel))
     return padding
 
 
@@ -108,8 +110,9 @@ class Conv2D(Layer):
                              f"{list(input.shape)}")
         check_float_input(input, f"Conv2D ({self.full_name()})")
         input, paddings = self._paddings(input)
+        dilation = [1, 1] if self._padding == "SAME" else self._dilation
         attrs = {"strides": self._stride, "paddings": paddings,
-                 "dilations": self._dilation, "groups": self._groups,
+                 "dilations": dilation, "groups": self._groups,
                  "data_format": self._data_format}
         if in_dynamic_mode() and self.bias is not None and self._act in (None, "relu"):
             # NOTE: eager only; a static program keeps Paddle's conv2d, elementwise_add, act
@@ -130,53 +133,140 @@ class Conv2D(Layer):
         return s + (f", act={self._act}" if self._act else "")
 
 
-class Conv1D(Layer):
-    """1-D convolution (2.x): ``Conv1D(in_channels, out_channels, kernel_size, stride=1,
-    padding=0, dilation=1, groups=1, padding_mode='zeros', weight_attr=None, bias_attr=None,
-    data_format='NCL')``; ``weight`` is ``[out_channels, in_channels / groups, k]``,
-    initialised as Paddle's ``Normal(0, sqrt(2 / (k * in_channels)))``, ``bias`` zeros."""
+class _ConvNd(Layer):
+    """The 2.x convolutions other than ``Conv2D``: ``nd`` spatial axes, transposed or not.
+    ``weight`` is ``[out, in / groups, *k]`` (``[in, out / groups, *k]`` when transposed),
+    ``bias`` ``[out]`` (zeros). The default weight initializer is Paddle's: ``Normal(0,
+    sqrt(2 / (prod(k) * in)))``, and Xavier for the transposed ones."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
-                 data_format="NCL", name=None):
+    nd = 1
+    transposed = False
+    fn = None
+    formats = ()
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format=None, output_padding=0):
         super().__init__()
-        api = "Conv1D"
+        api = type(self).__name__
         self._in = check_int(in_channels, "in_channels", api, minimum=1)
         self._out = check_int(out_channels, "out_channels", api, minimum=1)
         self._groups = check_int(groups, "groups", api, minimum=1)
         if self._in % self._groups or self._out % self._groups:
             raise ValueError(f"{api}(): argument 'groups'={groups} must divide in_channels="
                              f"{self._in} and out_channels={self._out}")
-        self._kernel = check_tuple(kernel_size, 1, "kernel_size", api, minimum=1)
-        self._stride = check_tuple(stride, 1, "stride", api, minimum=1)
-        self._dilation = check_tuple(dilation, 1, "dilation", api, minimum=1)
-        check_choice(data_format, "data_format", ("NCL", "NLC"), api)
-        self._padding = check_padding(padding, 1, api, data_format == "NLC")
+        n = self.nd
+        self._kernel = check_tuple(kernel_size, n, "kernel_size", api, minimum=1)
+        self._stride = check_tuple(stride, n, "stride", api, minimum=1)
+        self._dilation = check_tuple(dilation, n, "dilation", api, minimum=1)
+        self._output_padding = check_tuple(output_padding, n, "output_padding", api, minimum=0)
+        data_format = self.formats[0] if data_format is None else data_format
+        check_choice(data_format, "data_format", self.formats, api)
+        self._data_format = data_format
+        self._padding = check_padding(padding, n, api, data_format[-1] == "C")
         check_choice(padding_mode, "padding_mode", _PADDING_MODES, api)
-        self._padding_mode, self._data_format = padding_mode, data_format
-        self.weight = self.create_parameter(
-            [self._out, self._in // self._groups] + self._kernel, weight_attr,
-            default_initializer=Normal(0.0, _conv_std(self._kernel, self._in)))
+        if padding_mode != "zeros" and self.transposed:
+            raise ValueError(f"{api}(): argument 'padding_mode' must be 'zeros' for a "
+                             f"transposed convolution, got {padding_mode!r}")
+        self._padding_mode = padding_mode
+        if self.transposed:
+            shape = [self._in, self._out // self._groups] + self._kernel
+            init = Xavier()
+        else:
+            shape = [self._out, self._in // self._groups] + self._kernel
+            init = Normal(0.0, _conv_std(self._kernel, self._in))
+        self.weight = self.create_parameter(shape, weight_attr, default_initializer=init)
         self.bias = self.create_parameter([self._out], bias_attr, is_bias=True)
 
-    def forward(self, x):
-        axis = 2 if self._data_format == "NLC" else 1
-        if len(x.shape) != 3 or x.shape[axis] not in (-1, self._in):
-            raise ValueError(f"Conv1D ({self.full_name()}): expected an {self._data_format} "
-                             f"input with {self._in} channels, got shape {list(x.shape)}")
-        (lo, hi), = resolve_padding(self._padding, [x.shape[3 - axis]], self._kernel,
-                                    self._stride, self._dilation, "Conv1D")
-        padding = [lo, hi]
+    def _check_input(self, x):
+        axis = len(x.shape) - 1 if self._data_format[-1] == "C" else 1
+        if len(x.shape) != self.nd + 2 or x.shape[axis] not in (-1, self._in):
+            raise ValueError(f"{type(self).__name__} ({self.full_name()}): expected an "
+                             f"{self._data_format} input with {self._in} channels, got shape "
+                             f"{list(x.shape)}")
+
+    def forward(self, x, output_size=None):
+        self._check_input(x)
+        padding = self._padding
+        dilation = [1] * self.nd if padding == "SAME" else self._dilation
+        if padding != "SAME":
+            padding = [v for pair in padding for v in pair]
+        if self.transposed:
+            return type(self).fn(x, self.weight, self.bias, self._stride, padding,
+                                 self._output_padding, self._groups, self._dilation,
+                                 output_size, self._data_format)
         if self._padding_mode != "zeros":
-            x = F.pad(x, padding, mode=_PAD_MODE_OF[self._padding_mode],
+            last = self._data_format[-1] == "C"
+            sizes = list(x.shape[1:self.nd + 1] if last else x.shape[2:])
+            pairs = resolve_padding(self._padding, sizes, self._kernel, self._stride, dilation,
+                                    type(self).__name__)
+            pad = [v for pr in reversed(pairs) for v in pr]
+            x = F.pad(x, pad, mode=_PAD_MODE_OF[self._padding_mode],
                       data_format=self._data_format)
             padding = 0
-        return F.conv1d(x, self.weight, self.bias, self._stride, padding, self._dilation,
-                        self._groups, self._data_format)
+        return type(self).fn(x, self.weight, self.bias, self._stride, padding, dilation,
+                             self._groups, self._data_format)
 
     def extra_repr(self):
         return (f"{self._in}, {self._out}, kernel_size={self._kernel}, stride={self._stride}, "
                 f"padding={self._padding}, data_format={self._data_format}")
+
+
+class Conv1D(_ConvNd):
+    """1-D convolution (2.x), NCL or NLC; ``weight`` ``[out, in / groups, k]``."""
+
+    nd, fn, formats = 1, staticmethod(F.conv1d), ("NCL", "NLC")
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCL", name=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, padding_mode, weight_attr, bias_attr, data_format)
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution (2.x), NCDHW or NDHWC; ``weight`` ``[out, in / groups, kd, kh, kw]``."""
+
+    nd, fn, formats = 3, staticmethod(F.conv3d), ("NCDHW", "NDHWC")
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCDHW", name=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, padding_mode, weight_attr, bias_attr, data_format)
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format=None, name=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, "zeros", weight_attr, bias_attr, data_format, output_padding)
+
+
+class Conv1DTranspose(_ConvTransposeNd):
+    """1-D transposed convolution (2.x); ``weight`` ``[in, out / groups, k]``;
+    ``forward(x, output_size=None)``."""
+
+    nd, fn, formats = 1, staticmethod(F.conv1d_transpose), ("NCL", "NLC")
+
+
+class Conv2DTranspose(_ConvTransposeNd):
+    """2-D transposed convolution (2.x): ``Conv2DTranspose(in_channels, out_channels,
+    kernel_size, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+    weight_attr=None, bias_attr=None, data_format='NCHW')``; ``weight`` ``[in, out / groups,
+    kh, kw]``; ``forward(x, output_size=None)``."""
+
+    nd, fn, formats = 2, staticmethod(F.conv2d_transpose), ("NCHW", "NHWC")
+
+
+class Conv3DTranspose(_ConvTransposeNd):
+    """3-D transposed convolution (2.x); ``weight`` ``[in, out / groups, kd, kh, kw]``;
+    ``forward(x, output_size=None)``."""
+
+    nd, fn, formats = 3, staticmethod(F.conv3d_transpose), ("NCDHW", "NDHWC")
 
 
 class Pool2D(Layer):

@@ -1,5 +1,6 @@
 """Normalisation layers: ``BatchNorm`` (fluid 1.8, also Paddle 2.x's ``nn.BatchNorm``),
-``BatchNorm1D/2D/3D`` (2.x), and ``LayerNorm`` (the fluid and the 2.x spelling)."""
+``BatchNorm1D/2D/3D``, ``GroupNorm`` and ``InstanceNorm1D/2D/3D`` (2.x), and ``LayerNorm`` (the
+fluid and the 2.x spelling)."""
 import numpy as np
 
 from ..checks import check_choice, check_float_input, check_int, check_number, \
@@ -8,12 +9,14 @@ from ..dispatch import apply
 from ..initializer import Constant
 from ..layers.activation import apply_act
 from ..param_attr import ParamAttr
+from . import functional as F
 from .functional import first_output
 from .functional.norm import bn_layout
 from .layer import Layer
 from .spellings import two_spellings
 
-__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "GroupNorm",
+           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LayerNorm"]
 
 
 class BatchNorm(Layer):
@@ -121,6 +124,99 @@ class BatchNorm3D(_BatchNormNd):
 
     formats = ("NCDHW", "NDHWC")
     ranks = (5,)
+
+
+def _affine(layer, n, weight_attr, bias_attr, weight_name="weight"):
+    """Per-channel scale (ones) and shift (zeros); an attr of False leaves that one out."""
+    weight = None if weight_attr is False else layer.create_parameter(
+        [n], weight_attr, default_initializer=Constant(1.0))
+    bias = None if bias_attr is False else layer.create_parameter([n], bias_attr, is_bias=True)
+    setattr(layer, weight_name, weight)
+    layer.bias = bias
+
+
+class GroupNorm(Layer):
+    """Group normalisation (2.x): ``GroupNorm(num_groups, num_channels, epsilon=1e-05,
+    weight_attr=None, bias_attr=None, data_format='NCHW')``; ``weight`` / ``bias`` are
+    ``[num_channels]``."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        api = "GroupNorm"
+        self._groups = check_int(num_groups, "num_groups", api, minimum=1)
+        self._channels = check_int(num_channels, "num_channels", api, minimum=1)
+        if self._channels % self._groups:
+            raise ValueError(f"{api}(): argument 'num_groups'={num_groups} must divide "
+                             f"num_channels={num_channels}")
+        self._epsilon = float(check_number(epsilon, "epsilon", api, minimum=0))
+        check_choice(data_format, "data_format", ("NCHW", "NHWC", "NCL", "NLC", "NCDHW",
+                                                  "NDHWC", "NC"), api)
+        self._data_format = data_format
+        _affine(self, self._channels, weight_attr, bias_attr)
+
+    def forward(self, x):
+        axis = len(x.shape) - 1 if self._data_format[-1] == "C" and len(x.shape) > 2 else 1
+        if len(x.shape) < 2 or x.shape[axis] not in (-1, self._channels):
+            raise ValueError(f"GroupNorm ({self.full_name()}): expected {self._channels} "
+                             f"channels on axis {axis}, got input shape {list(x.shape)}")
+        return F.group_norm(x, self._groups, self._epsilon, self.weight, self.bias,
+                            self._data_format)
+
+    def extra_repr(self):
+        return f"num_groups={self._groups}, num_channels={self._channels}"
+
+
+class _InstanceNormNd(Layer):
+    """Instance normalisation (2.x): ``(num_features, epsilon=1e-05, momentum=0.9,
+    weight_attr=None, bias_attr=None, data_format)``. As in Paddle the per-channel scale is
+    the parameter ``scale`` (and ``bias``); ``weight_attr=False`` / ``bias_attr=False`` leave
+    them out. ``momentum`` is accepted for compatibility (no running statistics are kept)."""
+
+    formats = ()
+    ranks = ()
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format=None, name=None):
+        super().__init__()
+        api = type(self).__name__
+        self._c = check_int(num_features, "num_features", api, minimum=1)
+        self._epsilon = float(check_number(epsilon, "epsilon", api, minimum=0))
+        data_format = self.formats[0] if data_format is None else data_format
+        check_choice(data_format, "data_format", self.formats, api)
+        self._data_format = data_format
+        _affine(self, self._c, weight_attr, bias_attr, "scale")
+
+    def forward(self, x):
+        axis = len(x.shape) - 1 if self._data_format[-1] == "C" else 1
+        if len(x.shape) not in self.ranks or x.shape[axis] not in (-1, self._c):
+            raise ValueError(f"{type(self).__name__} ({self.full_name()}): expected a "
+                             f"{' or '.join(f'{r}-D' for r in self.ranks)} "
+                             f"{self._data_format} input with {self._c} channels, got shape "
+                             f"{list(x.shape)}")
+        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_features={self._c}, epsilon={self._epsilon}"
+
+
+class InstanceNorm1D(_InstanceNormNd):
+    """Instance normalisation of ``[N, C, L]`` inputs."""
+
+    formats, ranks = ("NCL", "NLC"), (3,)
+
+
+class InstanceNorm2D(_InstanceNormNd):
+    """Instance normalisation of NCHW / NHWC images."""
+
+    formats, ranks = ("NCHW", "NHWC"), (4,)
+
+
+class InstanceNorm3D(_InstanceNormNd):
+    """Instance normalisation of NCDHW / NDHWC volumes."""
+
+    formats, ranks = ("NCDHW", "NDHWC"), (5,)
 
 
 def _layer_norm_call(args, kwargs):

@@ -1,4 +1,4 @@
-"""Pooling layers (2.x): ``MaxPool1D/2D``, ``AvgPool1D/2D``, ``AdaptiveAvgPool1D/2D``,
+"""Pooling layers (2.x): ``MaxPool1D/2D/3D``, ``AvgPool1D/2D/3D``, ``AdaptiveAvgPool1D/2D``,
 ``AdaptiveMaxPool1D/2D``. Each holds its arguments (checked when built) and calls the
 function of the same name in :mod:`core.nn.functional`."""
 from ..checks import check_bool, check_choice
@@ -13,8 +13,10 @@ __all__ = [
     "AdaptiveMaxPool2D",
     "AvgPool1D",
     "AvgPool2D",
+    "AvgPool3D",
     "MaxPool1D",
     "MaxPool2D",
+    "MaxPool3D",
 ]
 
 
@@ -32,7 +34,8 @@ class _Pool(Layer):
             raise ValueError(f"{api}(): return_mask=True (the argmax indices) is not supported; "
                              "pass return_mask=False")
         if "data_format" in kwargs:
-            check_choice(kwargs["data_format"], "data_format", ("NCHW", "NHWC"), api)
+            formats = ("NCDHW", "NDHWC") if self.nd == 3 else ("NCHW", "NHWC")
+            check_choice(kwargs["data_format"], "data_format", formats, api)
         check_bool(kwargs.get("ceil_mode", False), "ceil_mode", api)
         self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding, **kwargs)
 
@@ -61,6 +64,30 @@ class AvgPool2D(_Pool):
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                  divisor_override=None, data_format="NCHW", name=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive,
+                         divisor_override=divisor_override, data_format=data_format)
+
+
+class MaxPool3D(_Pool):
+    """Max pooling of an NCDHW / NDHWC volume (``stride`` defaults to ``kernel_size``)."""
+
+    fn = staticmethod(F.max_pool3d)
+    nd = 3
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCDHW", name=None):
+        super().__init__(kernel_size, stride, padding, return_mask=return_mask,
+                         ceil_mode=ceil_mode, data_format=data_format)
+
+
+class AvgPool3D(_Pool):
+    """Average pooling of an NCDHW / NDHWC volume."""
+
+    fn = staticmethod(F.avg_pool3d)
+    nd = 3
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCDHW", name=None):
         super().__init__(kernel_size, stride, padding, ceil_mode=ceil_mode, exclusive=exclusive,
                          divisor_override=divisor_override, data_format=data_format)
 
