@@ -123,8 +123,10 @@ class Tensor(TensorOps):
 
     @property
     def grad(self):
-        """The gradient as an ndarray, or None (same as :meth:`gradient`)."""
-        return self.gradient()
+        """The gradient as a new tensor (PaddlePaddle 2.x), or None; :meth:`gradient` gives
+        it as an ndarray."""
+        g = self.gradient()
+        return None if g is None else Tensor(to_place(g, self.place))
 
     def numel(self):
         return int(self._data.size)

@@ -111,6 +111,10 @@ def signature_of(values, declared=None):
     parts, tensors = [], []
     for i, value in enumerate(values):
         d = declared[i] if declared is not None and i < len(declared) else None
+        if d is None and type(value) is Tensor:  # NOTE: what _walk gives, without its tests
+            parts.append(("t", tuple(value.shape), value.dtype.str, value.stop_gradient))
+            tensors.append(value)
+            continue
         _walk(value, d, parts, tensors, i)
     return tuple(parts), tensors
 

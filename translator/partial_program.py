@@ -27,7 +27,7 @@ import numpy as np
 from core import io as _io
 from core import static as _static
 from core.autograd import Node, is_grad_enabled
-from core.backend import array_module_of, default_place, get_array_module, place_of
+from core.backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
 from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
 from core.static import passes as _passes
@@ -54,6 +54,7 @@ class RunProgramOp(OpDef):
 
 
 _RUN_PROGRAM = RunProgramOp()
+_CPU = CPUPlace()
 
 
 class _Runner:
@@ -65,10 +66,14 @@ class _Runner:
     def __init__(self, program, feed_names, fetch_names, place, strategy=None):
         self.plan = compile_plan(program, feed_names, fetch_names, get_array_module(place), place,
                                  strategy)
-        self.index = self.plan.positions(feed_names)
+        index = self.plan.positions(feed_names)
+        # None: the plan reads the caller's values as they are, in order
+        self.index = None if index == list(range(len(feed_names))) else index
         self.writes = self.plan.writes
 
     def __call__(self, values, run_seed=None):
+        if self.index is None:
+            return self.plan.run(values, run_seed=run_seed)
         return self.plan.run([values[i] for i in self.index], run_seed=run_seed)
 
 
@@ -210,7 +215,7 @@ class PartialProgram:
     def _place(self, arrays):
         """Where the call runs: the place of its first input (or parameter)."""
         if arrays:
-            return place_of(arrays[0])
+            return _CPU if type(arrays[0]) is np.ndarray else place_of(arrays[0])
         if self.param_tensors:
             return self.param_tensors[0].place
         return default_place()

@@ -52,7 +52,7 @@ class ConcreteProgram:
     """
 
     __slots__ = ("main_program", "startup_program", "inputs", "outputs", "output_vars",
-                 "entry_flags", "parameters", "function", "_partial")
+                 "entry_flags", "parameters", "function", "_partial", "_single")
 
     def __init__(self, main_program, startup_program, inputs, outputs, parameters, function):
         self.main_program = main_program
@@ -67,6 +67,8 @@ class ConcreteProgram:
         self.parameters = parameters
         self.function = function
         self._partial = None
+        # a function returning one tensor: its result is the one value fetched
+        self._single = isinstance(outputs, _static.Variable) and not self.entry_flags
 
     @property
     def partial_program(self):
@@ -79,6 +81,8 @@ class ConcreteProgram:
     def __call__(self, tensors):
         """Run on the eager ``tensors`` (the tensor leaves of the arguments); eager outputs in
         the structure of ``outputs``."""
+        if self._single:
+            return self.partial_program(tensors)[0]
         return self.pack_outputs(self.partial_program(tensors))
 
     def pack_outputs(self, results):
