@@ -585,7 +585,9 @@ class ProgramTranslator:
 
     def cache_info(self, dygraph_func):
         """The signatures ``dygraph_func`` (a declarative function or bound Layer method) has
-        translated Programs for, oldest first: a list of ``{argument: description}``."""
+        translated Programs for, oldest first: a list of ``{argument: description}``; a
+        signature that runs eagerly (``full_graph=False`` and a construct the translator
+        cannot express) also has ``'fallback'``: why."""
         return _static_function(dygraph_func).cache_info()
 
     def save_inference_model(self, dirname, feed=None, fetch=None):
