@@ -73,7 +73,8 @@ def convert_call(fn):
     if getattr(fn, "_d2s_not_to_static", False):
         return fn
     if hasattr(fn, "dygraph_function"):
-        return convert.convert_to_static(fn)
+        converted = convert.convert_to_static(fn)
+        return _recursion_checked(converted, fn.dygraph_function) if translating() else converted
     rewrap = getattr(fn, "_d2s_rewrap", None)
     if rewrap is not None and hasattr(fn, "__wrapped__"):
         # a decorator that says how to wrap again (``@no_grad``): its function converted,

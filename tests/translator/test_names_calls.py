@@ -149,6 +149,19 @@ def test_self_recursion_ending_on_a_python_value(n):
     check_three_ways(declarative(factorial_scaled), (f32(1.0, 3.0), n))
 
 
+@declarative
+def declared_power(x, n):
+    if n <= 1:
+        return x
+    return x * declared_power(x, n - 1)
+
+
+def test_declarative_self_recursion():
+    check_three_ways(declared_power, (f32(3.0), 3), (f32(3.0), 1))
+    with pytest.raises(RecursionError, match="declared_power calls itself without end"):
+        declared_power(core.to_tensor(f32(2.0)), core.to_tensor(np.array(3, dtype=np.int64)))
+
+
 def test_nested_recursive_function():
     def outer(x, n):
         def fib(k):
