@@ -1,4 +1,5 @@
-"""The README's migration table and its "any batch size" recipe hold."""
+"""The migration table (docs/migration.md) and the "any batch size" recipe (docs/deploy.md)
+hold."""
 import numpy as np
 
 import core
