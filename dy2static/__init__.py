@@ -17,8 +17,8 @@ from core.io.state_dict import save_object as save
 from core.static import create_parameter
 from core.tensor_functions import clip
 from core.tensor import Parameter
-from . import (device, distributed, framework, hapi, io, jit, metric, nn, optimizer, static,
-               vision)
+from . import (callbacks, device, distributed, framework, hapi, io, jit, metric, nn, optimizer,
+               static, vision)
 from .device import get_device, set_device
 from .hapi import Model, summary
 from .nn.functional import one_hot
@@ -28,7 +28,7 @@ __version__ = "2.6.0"  # the PaddlePaddle API generation this namespace follows
 full_version = "0.1.0"
 
 __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "Model", "ParamAttr", "Parameter", "Tensor",
-           "clip", "create_parameter", "device", "disable_static", "distributed",
+           "callbacks", "clip", "create_parameter", "device", "disable_static", "distributed",
            "enable_static", "framework", "get_device", "hapi", "in_dynamic_mode", "io",
            "is_compiled_with_cuda", "jit", "load", "metric", "nn", "no_grad", "one_hot",
            "optimizer", "save", "seed", "set_device", "static", "summary", "to_tensor",

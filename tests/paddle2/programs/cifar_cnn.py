@@ -87,7 +87,7 @@ def train(model):
         model.eval()
         accuracies = []
         losses = []
-        for batch_id, data in enumerate(valid_loader()):  # noqa: B007
+        for batch_id, data in enumerate(valid_loader()):
             x_data = data[0]
             y_data = paddle.to_tensor(data[1])
             logits = model(x_data)
