@@ -226,14 +226,22 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
     return _reduce(q * q * 0.5 + (a - q) * delta, reduction)
 
 
+def _clamped_log(p):
+    """``max(log(p), -100)`` (Paddle's BCE clamp), without taking the log of 0."""
+    positive = apply("greater_than", [p, 0.0])
+    ones = apply("fill_any_like", [p], {"value": 1.0})
+    floor = apply("fill_any_like", [p], {"value": -100.0})
+    logs = apply("log", [apply("where", [positive, p, ones])])
+    return apply("elementwise_max", [apply("where", [positive, logs, floor]), -100.0])
+
+
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     """``-weight * (label * log(input) + (1 - label) * log(1 - input))`` for probabilities
     ``input``; each log is clamped at -100, as in Paddle's kernel."""
     api = "binary_cross_entropy"
     check_choice(reduction, "reduction", _REDUCTIONS, api)
     _check_same(input, label, api)
-    log_p = apply("elementwise_max", [apply("log", [input]), -100.0])
-    log_q = apply("elementwise_max", [apply("log", [1.0 - input]), -100.0])
+    log_p, log_q = _clamped_log(input), _clamped_log(1.0 - input)
     loss = -(label * log_p + (1.0 - label) * log_q)
     if weight is not None:
         loss = loss * weight
