@@ -43,7 +43,6 @@ class Executor:
         self._xp = get_array_module(place)
         self._plans = weakref.WeakKeyDictionary()
         self._rngs = weakref.WeakKeyDictionary()
-        self._specs = weakref.WeakKeyDictionary()  # plan -> {feed name: (dtype, shape)}
 
     def close(self):
         self._plans = weakref.WeakKeyDictionary()
@@ -76,9 +75,9 @@ class Executor:
         for name, schedule in lr_schedules(program):
             var = gb._find_var_recursive(name)
             scope._vars[name] = to_place(np.full(var.shape, schedule(), var.dtype), self.place)
-        specs = self._specs.get(plan)
+        specs = plan.feed_specs
         if specs is None:
-            specs = self._specs[plan] = _feed_specs(gb, plan, self.place)
+            specs = plan.feed_specs = _feed_specs(gb, plan, self.place)
         values, used = [], 0
         for name, var in plan.ext:
             if name in feed:
@@ -143,6 +142,11 @@ class Executor:
         if not isinstance(feed, dict):
             raise TypeError(f"Executor.run: feed must be a dict of variable name -> array, got "
                             f"{type(feed).__name__}")
+        for k in feed:
+            if type(k) is not str:
+                break
+        else:
+            return dict(feed)  # a copy: LoD feeds are split in it
         out = {}
         for k, v in feed.items():
             name = k.name if isinstance(k, Variable) else k

@@ -30,14 +30,20 @@ class Plan:
     order; ``fetch_names``; ``writes``: persistable names written back after a run;
     ``context``: the plan's :class:`~core.ops.registry.KernelContext`; ``source`` /
     ``filename``: the generated code; ``line_ops``: source line -> ``(Operator, block
-    index)``; ``idents``: ``id(Variable)`` -> the local name it has in the source.
+    index)``; ``idents``: ``id(Variable)`` -> the local name it has in the source;
+    ``feed_specs``: ``{feed name: (dtype, shape)}`` the executor checks feeds against (None
+    until its first run).
     """
+
+    def __init__(self):
+        self.feed_specs = None
 
     __slots__ = (
         "__weakref__",
         "_keep_alive",
         "context",
         "ext",
+        "feed_specs",
         "fetch_names",
         "filename",
         "fn",
