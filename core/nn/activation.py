@@ -120,23 +120,67 @@ class LogSoftmax(_Activation):
         super().__init__(axis=axis)
 
 
-def _simple(fn_name, doc):
-    """A parameterless activation layer calling ``F.<fn_name>``."""
+class Hardswish(_Activation):
+    """``x * relu6(x + 3) / 6``."""
+
+    fn = staticmethod(F.hardswish)
+
     def __init__(self, name=None):
-        _Activation.__init__(self)
-
-    return {"fn": staticmethod(getattr(F, fn_name)), "__init__": __init__, "__doc__": doc}
+        super().__init__()
 
 
-Hardswish = type("Hardswish", (_Activation,), _simple("hardswish", "``x * relu6(x + 3) / 6``."))
-Swish = type("Swish", (_Activation,), _simple("swish", "``x * sigmoid(x)``."))
-Silu = type("Silu", (_Activation,), _simple("silu", "``x * sigmoid(x)``."))
-Mish = type("Mish", (_Activation,), _simple("mish", "``x * tanh(softplus(x))``."))
-Softsign = type("Softsign", (_Activation,), _simple("softsign", "``x / (1 + |x|)``."))
-LogSigmoid = type("LogSigmoid", (_Activation,), _simple("log_sigmoid", "``log(sigmoid(x))``."))
-Tanhshrink = type("Tanhshrink", (_Activation,), _simple("tanhshrink", "``x - tanh(x)``."))
-for _cls in (Hardswish, Swish, Silu, Mish, Softsign, LogSigmoid, Tanhshrink):
-    _cls.__module__ = __name__
+class Swish(_Activation):
+    """``x * sigmoid(x)``."""
+
+    fn = staticmethod(F.swish)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Silu(_Activation):
+    """``x * sigmoid(x)``."""
+
+    fn = staticmethod(F.silu)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Mish(_Activation):
+    """``x * tanh(softplus(x))``."""
+
+    fn = staticmethod(F.mish)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Softsign(_Activation):
+    """``x / (1 + |x|)``."""
+
+    fn = staticmethod(F.softsign)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class LogSigmoid(_Activation):
+    """``log(sigmoid(x))``."""
+
+    fn = staticmethod(F.log_sigmoid)
+
+    def __init__(self, name=None):
+        super().__init__()
+
+
+class Tanhshrink(_Activation):
+    """``x - tanh(x)``."""
+
+    fn = staticmethod(F.tanhshrink)
+
+    def __init__(self, name=None):
+        super().__init__()
 
 
 class Hardsigmoid(_Activation):

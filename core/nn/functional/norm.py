@@ -45,7 +45,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     return first_output(out)
 
 
-def _channels_first(x, data_format, api):
+def _channels_first(x, data_format):
     """``x`` with its channels moved to axis 1, and the permutation that moves them back."""
     if data_format[1] == "C" or len(x.shape) < 3:
         return x, None
@@ -66,7 +66,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         raise ValueError(f"{api}(): running statistics are not supported (instance norm uses "
                          "each input's own statistics); pass use_input_stats=True and no "
                          "running_mean / running_var")
-    xc, back = _channels_first(x, data_format, api)
+    xc, back = _channels_first(x, data_format)
     out = first_output(apply("instance_norm", [xc, weight, bias],
                              {"epsilon": float(check_number(eps, "eps", api, minimum=0))}))
     return out if back is None else apply("transpose", [out], {"axis": back})
