@@ -6,6 +6,8 @@ load) and :mod:`translator` (``paddle.jit``): re-exports, plus the few names onl
 ``jit.load``). Behaviour lives in ``core`` and ``translator``; nothing below imports this
 package. ``import core as fluid`` stays the 1.8 spelling.
 """
+import numpy as _np
+
 import core as _core
 from core import tensor_functions as _tf
 from core._reexport import reexport as _reexport
@@ -36,5 +38,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "Model", "ParamAttr", "Param
 __all__ += _reexport(globals(), [_tf])
 
 to_variable = _core.to_variable
-bool, uint8, int8, int16, int32, int64 = ("bool", "uint8", "int8", "int16", "int32", "int64")
-float16, float32, float64 = "float16", "float32", "float64"
+# dtypes: ``x.dtype == paddle.float32`` and ``dtype=paddle.int64`` work (tensors hold numpy dtypes)
+bool, uint8, int8, int16, int32, int64 = (_np.dtype(n) for n in (
+    "bool", "uint8", "int8", "int16", "int32", "int64"))
+float16, float32, float64 = (_np.dtype(n) for n in ("float16", "float32", "float64"))
