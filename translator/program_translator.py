@@ -34,6 +34,7 @@ from .control_flow import entry_flag
 from .convert_calls import TensorRecursionError
 from .convert_state import PathUnion, translation_guard
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
+from .outside_state import Writes
 from .partial_program import PartialProgram, save_program
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "EagerFallback",
@@ -47,34 +48,40 @@ class ConcreteProgram:
 
     ``inputs``: the ``data`` Variables of the tensor arguments, in argument order;
     ``outputs``: what the function returned, with Variables where it returned tensors;
-    ``output_vars``: the Variables among the outputs, in :func:`flatten` order;
+    ``output_vars``: the Variables among the outputs, in :func:`flatten` order (what a saved
+    model fetches); ``fetch_vars``: what a run fetches -- ``output_vars``, then the bound flags
+    of dict entries set on some paths only (an entry whose path did not run is left out of the
+    result, as eager code leaves it), then the Variables of the outside state the function
+    writes (``replay``, a :class:`~translator.outside_state.Replay` or None);
     ``parameters``: the eager Parameters the Program reads, with their names there.
     """
 
     __slots__ = ("main_program", "startup_program", "inputs", "outputs", "output_vars",
-                 "entry_flags", "parameters", "function", "_partial", "_single")
+                 "fetch_vars", "entry_flags", "replay", "parameters", "function", "_partial",
+                 "_single")
 
-    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function):
+    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function,
+                 replay=None):
         self.main_program = main_program
         self.startup_program = startup_program
         self.inputs = inputs
         self.outputs = outputs
         self.output_vars = _output_vars(outputs)
-        # dict entries set on some paths only: their bound flags are fetched after the
-        # outputs, and an entry whose path did not run is left out (as eager code leaves it)
         self.entry_flags = [] if isinstance(outputs, PathUnion) else _entry_flags(outputs)
-        self.output_vars += [flag for _, flag in self.entry_flags]
+        self.replay = replay
+        self.fetch_vars = self.output_vars + [flag for _, flag in self.entry_flags] + \
+            (replay.variables if replay is not None else [])
         self.parameters = parameters
         self.function = function
         self._partial = None
         # a function returning one tensor: its result is the one value fetched
-        self._single = isinstance(outputs, _static.Variable) and not self.entry_flags
+        self._single = isinstance(outputs, _static.Variable) and len(self.fetch_vars) == 1
 
     @property
     def partial_program(self):
         """The :class:`~translator.partial_program.PartialProgram` that runs this program."""
         if self._partial is None:
-            self._partial = PartialProgram(self.main_program, self.inputs, self.output_vars,
+            self._partial = PartialProgram(self.main_program, self.inputs, self.fetch_vars,
                                            self.parameters)
         return self._partial
 
@@ -86,9 +93,15 @@ class ConcreteProgram:
         return self.pack_outputs(self.partial_program(tensors))
 
     def pack_outputs(self, results):
-        """The function's result from ``results`` (one value per ``output_vars``): its
+        """The function's result from ``results`` (one value per ``fetch_vars``): its
         structure with those values for its Variables -- where the paths return different
-        structures (:class:`~translator.convert_state.PathUnion`), the one the run took."""
+        structures (:class:`~translator.convert_state.PathUnion`), the one the run took --
+        after writing the outside state the run computed (``replay``)."""
+        n = len(self.output_vars)
+        flags = results[n:n + len(self.entry_flags)]
+        if self.replay is not None:
+            self.replay.write(results[n + len(self.entry_flags):])
+        results = results[:n]
         outputs = self.outputs
         if isinstance(outputs, PathUnion):
             by_var = dict(zip(map(id, self.output_vars), results))
@@ -97,10 +110,6 @@ class ConcreteProgram:
             leaves = flatten(outputs)
             return pack(outputs, [by_var[id(v)] if isinstance(v, _static.Variable) else v
                                   for v in leaves])
-        flags = ()
-        if self.entry_flags:
-            n = len(results) - len(self.entry_flags)
-            results, flags = results[:n], results[n:]
         leaves = flatten(outputs)
         if len(leaves) != len(results):
             it = iter(results)
@@ -383,10 +392,12 @@ class StaticFunction:
             call_values = pack(specs, [next(it) if isinstance(v, InputSpec) else v
                                        for v in flatten(specs)])
             first = (self.instance,) if self.instance is not None else ()
-            outputs = self.binder.call(converted, call_values, first)
+            with Writes(self.dygraph_function) as writes:
+                outputs = self.binder.call(converted, call_values, first)
         outputs = _eager_to_constants(outputs)
         params = _parameters_of(main)
-        return ConcreteProgram(main, startup, inputs, outputs, params, converted)
+        return ConcreteProgram(main, startup, inputs, outputs, params, converted,
+                               writes.replay(main.global_block()))
 
     def _input_names(self, specs):
         """Feed names: the spec's name, else the parameter name (``name_i`` when nested)."""

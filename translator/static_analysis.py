@@ -247,6 +247,17 @@ def declared_globals(fn_node):
     return cached
 
 
+def declared_nonlocals(fn_node):
+    """Names the function declares ``nonlocal``: state of an enclosing function, read after
+    the call, so always live."""
+    cached = get_anno(fn_node, "declared_nonlocals")
+    if cached is None:
+        cached = frozenset(n for s in _statements(fn_node) if isinstance(s, gast.Nonlocal)
+                           for n in s.names)
+        set_anno(fn_node, "declared_nonlocals", cached)
+    return cached
+
+
 def live_in(node):
     return get_anno(node, "live_in", frozenset())
 

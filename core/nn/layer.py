@@ -26,7 +26,13 @@ from ..static.program import default_main_program
 from ..static.scope import global_scope
 from ..tensor import Parameter, Tensor
 
-__all__ = ["HookRemoveHelper", "Layer"]
+__all__ = ["ATTRIBUTE_OBSERVERS", "HookRemoveHelper", "Layer"]
+
+
+#: observers of plain attribute writes (``layer.x = value``): each is called with ``(layer,
+#: name, value)`` before the write. The translator registers one while it traces a function,
+#: to replay such writes after every run of the Program (see ``translator.outside_state``).
+ATTRIBUTE_OBSERVERS = []
 
 
 def _camel_to_snake(name):
@@ -228,6 +234,8 @@ class Layer:
         elif "_sub_layers" in d and name in self._sub_layers and value is None:
             self._sub_layers[name] = None
         else:
+            if ATTRIBUTE_OBSERVERS:
+                ATTRIBUTE_OBSERVERS[-1](self, name, value)
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name):

@@ -143,3 +143,102 @@ def test_dict_key_set_on_one_path_exists_only_when_it_ran():
         check_three_ways(dict_key_in_branch, (f32(value),))
     assert list(run_declarative(dict_key_in_branch, (f32(-1.0),))[0]) == ["a"]
     assert list(run_declarative(dict_key_in_branch, (f32(-10.0),))[0]) == ["a", "c"]
+
+
+# -- outside state: attributes, globals, nonlocals --------------------------------------------------
+SCALE = 0.0
+HISTORY = None
+
+
+@declarative
+def scale_by_global(x, n):
+    global SCALE, HISTORY
+    if x > 0:
+        SCALE = 1.0
+    else:
+        SCALE = 2.0
+    i = 0
+    while i < n:
+        HISTORY = x * i
+        i += 1
+    return x * SCALE
+
+
+def test_globals_written_under_tensor_conditions_hold_each_calls_values():
+    global HISTORY
+    for value, n in ((3.0, 0), (-3.0, 2), (3.0, 4), (-1.0, 1)):
+        got = []
+        for run in (run_eager, run_declarative):
+            HISTORY = core.to_tensor(f32(-7.0))
+            out = run(scale_by_global, (f32(value), i64(n)))
+            got.append((out.numpy(), SCALE, HISTORY))
+        (e_out, e_scale, e_hist), (c_out, c_scale, c_hist) = got
+        np.testing.assert_array_equal(e_out, c_out)
+        assert type(c_scale) is float and c_scale == e_scale
+        assert isinstance(c_hist, core.Tensor)
+        np.testing.assert_array_equal(e_hist.numpy(), c_hist.numpy())
+
+
+class ModeNet(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+
+    @declarative
+    def forward(self, x):
+        if x > 0:
+            self.mode = 1.0
+            self.sign = True
+        else:
+            self.mode = 2.0
+            self.sign = False
+        self.last = x * 3
+        self.pair = (x + 1, "tag")
+        return x
+
+
+def test_layer_attributes_set_in_forward_are_python_values_and_tensors():
+    for value in (1.0, -1.0, 2.0):
+        nets = ModeNet(), ModeNet()
+        run_eager(nets[0], (f32(value),))
+        run_declarative(nets[1], (f32(value),))
+        e, c = nets
+        assert (type(c.mode), c.mode, type(c.sign), c.sign) == \
+            (type(e.mode), e.mode, type(e.sign), e.sign)
+        assert isinstance(c.last, core.Tensor) and isinstance(c.pair[0], core.Tensor)
+        np.testing.assert_array_equal(c.last.numpy(), e.last.numpy())
+        np.testing.assert_array_equal(c.pair[0].numpy(), e.pair[0].numpy())
+        assert c.pair[1] == "tag"
+
+
+def test_a_layer_reused_across_calls_gets_every_calls_values():
+    net = ModeNet()
+    for value in (1.0, -1.0, 1.0):
+        run_declarative(net, (f32(value),))
+        assert net.mode == (1.0 if value > 0 else 2.0)
+        np.testing.assert_array_equal(net.last.numpy(), f32(value) * 3)
+
+
+def make_counter():
+    count = 0
+
+    def step(x, n):
+        nonlocal count
+        if x > 0:
+            count += 1
+        else:
+            count += 10
+        for _ in range(n):
+            count += 100
+        return x
+
+    return step, lambda: count
+
+
+def test_nonlocal_written_under_tensor_conditions():
+    for value, n in ((1.0, 0), (-1.0, 2)):
+        eager_step, eager_count = make_counter()
+        run_eager(eager_step, (f32(value), i64(n)))
+        step, count = make_counter()
+        run_declarative(declarative(step), (f32(value), i64(n)))
+        assert count() == eager_count() and isinstance(count(), int)

@@ -83,7 +83,7 @@ def run_program(fn, args):
             scope.var(name).get_tensor().set(tensor.numpy(), core.CPUPlace())
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         feed = {v.name: a for v, a in zip(concrete.inputs, arrays)}
-        fetched = exe.run(concrete.main_program, feed=feed, fetch_list=concrete.output_vars,
+        fetched = exe.run(concrete.main_program, feed=feed, fetch_list=concrete.fetch_vars,
                           scope=scope)
         return concrete.pack_outputs(fetched)
 

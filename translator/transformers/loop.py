@@ -61,7 +61,7 @@ class _Loop(ScopeTracker):
     def _state(self, node, modified):
         modified = modified - self.ctx.generated_functions
         names = sorted(modified - self.globals)
-        carried = sa.live_in(node) | sa.live_out(node)
+        carried = sa.live_in(node) | sa.live_out(node) | self.outside
         extra = get_anno(node, "extra_test")
         if extra is not None:  # read before every iteration, though not part of the tree
             carried |= sa.reads(extra)
@@ -72,7 +72,7 @@ class _Loop(ScopeTracker):
         self.generic_visit(node)
         names, globals_, loop_vars = self._state(node, sa.writes(node.body))
         out = undefined_inits(self.ctx, node, names)
-        targets = store_targets(self.ctx, node, node.body) or constant(None)
+        targets = store_targets(self.ctx, node, node.body, globals_) or constant(None)
         out += replace(_WHILE, origin=node, helpers=self.ctx.helpers, test=node.test,
                        cond_name=self.ctx.new_function_name("loop_cond"),
                        body_name=self.ctx.new_function_name("loop_body"), names=names,
@@ -90,8 +90,7 @@ class _Loop(ScopeTracker):
         if extra is not None:
             test_name = self.ctx.new_function_name("loop_test")
             out += replace(_TEST, origin=node, test_name=test_name, test=extra)
-        targets = store_targets(self.ctx, node, node.body) or \
-            constant(None)
+        targets = store_targets(self.ctx, node, node.body, globals_) or constant(None)
         out += replace(_FOR, origin=node, helpers=self.ctx.helpers, iterable=node.iter,
                        body_name=self.ctx.new_function_name("loop_body"),
                        item=self.ctx.new_name("item"), names=names, global_names=globals_,

@@ -27,14 +27,19 @@ class ScopeTracker(NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.globals = frozenset()
+        self.outside = frozenset()
 
     def visit_FunctionDef(self, node):
-        saved = self.globals
-        self.globals = sa.declared_globals(node)
+        saved = self.globals, self.outside
+        if node.name not in self.ctx.generated_functions:
+            # a user function's ``global`` and ``nonlocal`` names are state outside it: live
+            # after every construct, since code after the call reads them
+            self.globals = sa.declared_globals(node)
+            self.outside = sa.declared_nonlocals(node)
         try:
             return self.generic_visit(node)
         finally:
-            self.globals = saved
+            self.globals, self.outside = saved
 
 
 def undefined_inits(ctx, node, names):
@@ -142,10 +147,12 @@ def _targets_in(stmts, ctx):
     return found
 
 
-def store_targets(ctx, node, stmts):
+def store_targets(ctx, node, stmts, global_names=()):
     """``_d2s.Targets((lambda: owner, kind, key, label), ...)`` for the attributes and items
-    ``stmts`` assign, or None when they assign none."""
-    entries = []
+    ``stmts`` assign and the ``global_names`` they rebind (items of ``globals()``), or None
+    when there are none."""
+    entries = [replace_as_expression("(lambda: globals(), 'item', key, key)", origin=node,
+                                     key=constant(name)) for name in global_names]
     for text, target in _targets_in(stmts, ctx):
         if isinstance(target, gast.Attribute):
             kind, key = "attr", constant(target.attr)

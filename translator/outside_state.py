@@ -1,0 +1,184 @@
+"""State outside a function that converted code writes: attributes of Layers, ``global`` and
+``nonlocal`` names.
+
+Eager code leaves in such state the values each call computed. A converted function runs its
+Python once, while the Program is built, so what it writes there are static Variables (or the
+Python values of the path traced). As Dynamo replays side effects, the translator records
+these writes during the trace (:class:`Writes`), gives the state back the values it held
+before, and after every run of the Program writes the values the run computed
+(:class:`Replay`): the static leaves of each written value are fetched with the outputs; a
+leaf standing for a Python number (a weak Variable, ``convert_state.is_weak``) comes back as
+that Python number, a tensor leaf as an eager Tensor. A write of Python values only (decided
+by Python conditions while tracing) is left as the trace made it and not repeated by later
+calls: like the Python conditions themselves, it is part of what the cached Program froze. A saved inference model has only the
+function's return values: it does not perform these writes.
+
+Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), wherever the
+Layer code runs during the trace; ``global`` and ``nonlocal`` names are those the traced
+function itself rebinds (``STORE_GLOBAL`` / ``STORE_DEREF`` in its code and its nested
+code). A value holding a Variable local to a ``cond`` / ``while`` block (not carried out of
+it) cannot be fetched: the state keeps the value it had before the call.
+"""
+import dis
+import types
+
+from core.nn import layer as _layer
+from core.static import Variable, structure
+
+from .convert_state import is_weak
+
+__all__ = ["Replay", "Writes"]
+
+_MISSING = object()
+
+
+def _stored_names(code, opnames):
+    names, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in opnames:
+                names.add(ins.argval)
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+class _Global:
+    __slots__ = ("namespace", "name")
+
+    def __init__(self, namespace, name):
+        self.namespace, self.name = namespace, name
+
+    def get(self):
+        return self.namespace.get(self.name, _MISSING)
+
+    def set(self, value):
+        if value is _MISSING:
+            self.namespace.pop(self.name, None)
+        else:
+            self.namespace[self.name] = value
+
+
+class _Cell:
+    __slots__ = ("cell",)
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def get(self):
+        try:
+            return self.cell.cell_contents
+        except ValueError:
+            return _MISSING
+
+    def set(self, value):
+        if value is _MISSING:
+            try:
+                del self.cell.cell_contents
+            except ValueError:
+                pass
+        else:
+            self.cell.cell_contents = value
+
+
+class _Attr:
+    __slots__ = ("obj", "name")
+
+    def __init__(self, obj, name):
+        self.obj, self.name = obj, name
+
+    def get(self):
+        return self.obj.__dict__.get(self.name, _MISSING)
+
+    def set(self, value):
+        if value is _MISSING:
+            self.obj.__dict__.pop(self.name, None)
+        else:
+            setattr(self.obj, self.name, value)
+
+
+class Writes:
+    """The outside state a trace of ``function`` writes; a context manager around the trace.
+    On exit every place written holds its value from before again; :meth:`replay` gives
+    what to write after each run."""
+
+    def __init__(self, function):
+        self.places = {}  # key -> (place, value before the trace)
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            for name in sorted(_stored_names(code, ("STORE_GLOBAL", "DELETE_GLOBAL"))):
+                self._add(("global", name), _Global(function.__globals__, name))
+            cells = dict(zip(code.co_freevars, function.__closure__ or ()))
+            for name in sorted(_stored_names(code, ("STORE_DEREF", "DELETE_DEREF")) &
+                               set(cells)):
+                self._add(("cell", name), _Cell(cells[name]))
+
+    def _add(self, key, place):
+        if key not in self.places:
+            self.places[key] = (place, place.get())
+
+    def _observe(self, obj, name, value):
+        self._add((id(obj), name), _Attr(obj, name))
+
+    def __enter__(self):
+        _layer.ATTRIBUTE_OBSERVERS.append(self._observe)
+        return self
+
+    def __exit__(self, *exc):
+        _layer.ATTRIBUTE_OBSERVERS.remove(self._observe)
+        self.after = []
+        for place, before in self.places.values():
+            value = place.get()
+            leaves, tree = structure.flatten(value, structure.ALL, sort_keys=False)
+            if any(isinstance(v, Variable) for v in leaves):
+                self.after.append((place, tree, leaves))
+                place.set(before)
+            # NOTE: a write of Python values only (the path traced decided it) stays as the
+            # trace left it: Python state the Program does not compute is not replayed
+        return False
+
+    def replay(self, block):
+        """A :class:`Replay` of the values holding Variables that the trace left (read on
+        exit), when those Variables are in ``block`` (the Program's global block); None when
+        there is nothing to write."""
+        entries = []
+        for place, tree, leaves in self.after:
+            if any(block.vars.get(v.name) is not v for v in leaves
+                   if isinstance(v, Variable)):
+                continue  # a Variable local to a sub-block: cannot be fetched
+            entries.append((place, tree, leaves))
+        return Replay(entries) if entries else None
+
+
+def _python_number(var):
+    """The Python type a weak scalar Variable stands for, else None."""
+    if not is_weak(var) or any(d != 1 for d in (var.shape or ())):
+        return None
+    kind = var.dtype.kind if hasattr(var.dtype, "kind") else ""
+    return {"b": bool, "i": int, "u": int, "f": float}.get(kind)
+
+
+class Replay:
+    """Writes the outside state after a run: ``variables`` are fetched with the outputs, and
+    :meth:`write` takes their values (in order)."""
+
+    def __init__(self, entries):
+        self.entries = entries
+        self.variables = [v for _, _, leaves in entries for v in leaves
+                          if isinstance(v, Variable)]
+        self.numbers = [_python_number(v) for v in self.variables]
+
+    def write(self, values):
+        it = iter(zip(values, self.numbers))
+        for place, tree, leaves in self.entries:
+            out = []
+            for leaf in leaves:
+                if not isinstance(leaf, Variable):
+                    out.append(leaf)
+                    continue
+                value, number = next(it)
+                if number is not None:
+                    array = value.numpy() if hasattr(value, "numpy") else value
+                    value = number(array.reshape(-1)[0])
+                out.append(value)
+            place.set(structure.pack(tree, out))
