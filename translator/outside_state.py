@@ -10,8 +10,9 @@ before, and after every run of the Program writes the values the run computed
 leaf standing for a Python number (a weak Variable, ``convert_state.is_weak``) comes back as
 that Python number, a tensor leaf as an eager Tensor. A write of Python values only (decided
 by Python conditions while tracing) is left as the trace made it and not repeated by later
-calls: like the Python conditions themselves, it is part of what the cached Program froze. A saved inference model has only the
-function's return values: it does not perform these writes.
+calls: like the Python conditions themselves, it is part of what the cached Program froze.
+A saved inference model has only the function's return values: it does not perform these
+writes.
 
 Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), wherever the
 Layer code runs during the trace; ``global`` and ``nonlocal`` names are those the traced

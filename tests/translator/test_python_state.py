@@ -145,7 +145,7 @@ def test_dict_key_set_on_one_path_exists_only_when_it_ran():
     assert list(run_declarative(dict_key_in_branch, (f32(-10.0),))[0]) == ["a", "c"]
 
 
-# -- outside state: attributes, globals, nonlocals --------------------------------------------------
+# -- outside state: attributes, globals, nonlocals -----------------------------------------------
 SCALE = 0.0
 HISTORY = None
 
