@@ -128,15 +128,11 @@ class TranslatedLayer(Layer):
         params = []
         for i, (name, array) in enumerate(values):
             var = gb.vars.get(name)
-            trainable = isinstance(var, _static.Parameter)
-            if trainable:
-                p = core.Parameter(array, name=name)
-                self.add_parameter(f"param_{i}", p)
-            else:
-                p = core.to_tensor(array)
-                p.name = name
-                p.persistable = True
-                self.register_buffer(f"buffer_{i}", p)
+            # NOTE: non-trainable persistables (batch-norm statistics) are Parameters with
+            # trainable=False, as the Layer that was saved holds them
+            trainable = isinstance(var, _static.Parameter) and getattr(var, "trainable", True)
+            p = core.Parameter(array, name=name, trainable=trainable)
+            self.add_parameter(f"param_{i}", p)
             params.append((name, p))
         self._runner = PartialProgram(program, [gb.var(n) for n in feed_names], fetch_vars,
                                       params)
