@@ -23,6 +23,7 @@ import difflib
 import itertools
 import keyword
 import linecache
+import types
 import weakref
 
 import numpy as _np
@@ -59,6 +60,33 @@ def compile_plan(program, feed_names, fetch_names, xp, place, strategy=None):
         program, _ = passes.optimize(program, feed_names, fetch_names, strategy)
     gen = _Generator(program, xp, place, set(fetch_names))
     return gen.build(list(feed_names), list(fetch_names))
+
+
+_codes = collections.OrderedDict()  # plan source -> the code object of its function
+_CODES_KEPT = 256
+
+
+def _plan_code(source, filename):
+    """The code object of the function ``source`` defines, under ``filename``. Programs of the
+    same structure (a function translated again, a new function object of the same code)
+    give the same source: it is compiled once and the code object renamed after that."""
+    code = _codes.get(source)
+    if code is None:
+        module = compile(source, filename, "exec", dont_inherit=True)
+        code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+        _codes[source] = code
+        if len(_codes) > _CODES_KEPT:
+            _codes.popitem(last=False)
+        return code
+    _codes.move_to_end(source)
+    return _renamed(code, filename)
+
+
+def _renamed(code, filename):
+    """``code`` (and the code objects nested in it) under another file name."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def _is_ident(name):
@@ -165,11 +193,10 @@ class _Generator(ControlFlowEmitter):
         plan = Plan()
         plan.filename = f"<dy2static-plan-{next(_counter)}>"
         plan.source = "def __plan(ctx, ext):\n" + "\n".join(self.lines) + "\n"
-        code = compile(plan.source, plan.filename, "exec")
         linecache.cache[plan.filename] = (len(plan.source), None,
                                           plan.source.splitlines(True), plan.filename)
-        exec(code, self.ns)  # source generated from program structure only
-        plan.fn = self.ns["__plan"]
+        # source generated from program structure only; its globals are this plan's
+        plan.fn = types.FunctionType(_plan_code(plan.source, plan.filename), self.ns, "__plan")
         plan.context = self.ctx
         plan.ext = ext_vars
         plan.fetch_names = list(fetch_names)
