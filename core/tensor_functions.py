@@ -52,6 +52,8 @@ abs, ceil, cos, exp, floor, log, round = _L.abs, _L.ceil, _L.cos, _L.exp, _L.flo
     _L.round
 rsqrt, sign, sin, sqrt, square, tanh = _L.rsqrt, _L.sign, _L.sin, _L.sqrt, _L.square, _L.tanh
 cast, reshape, shape, slice = _L.cast, _L.reshape, _L.shape, _L.slice
+# NOTE: concat takes the 2.x keyword x= beside fluid's input=, stack has the same arguments
+concat, stack = _L.concat, _L.stack
 tile, transpose, unstack, isfinite = _L.tile, _L.transpose, _L.unstack, _L.isfinite
 sigmoid, increment = _L.sigmoid, _L.increment
 equal, not_equal, less_than, less_equal = _L.equal, _L.not_equal, _L.less_than, _L.less_equal
@@ -198,16 +200,6 @@ def zeros(shape, dtype=None, name=None):
 def ones(shape, dtype=None, name=None):
     """``paddle.ones`` (float32 by default)."""
     return _L.ones(shape, dtype or "float32", name=name)
-
-
-def concat(x, axis=0, name=None):
-    """``paddle.concat``: join the tensors of the list ``x`` along ``axis``."""
-    return _L.concat(x, axis=axis, name=name)
-
-
-def stack(x, axis=0, name=None):
-    """``paddle.stack``: stack the same-shaped tensors of the list ``x`` along a new ``axis``."""
-    return _L.stack(x, axis=axis, name=name)
 
 
 def _bound(x, value, arg):
