@@ -22,6 +22,7 @@ from core.nn import Layer, Sequential
 from .convert_builtins import cast_builtin, convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_state import translating
+from .outside_state import note_function
 
 __all__ = ["TensorRecursionError", "convert_call", "convert_super", "use_converter"]
 
@@ -108,7 +109,10 @@ def _convert_or_keep(convert, target, fallback):
         converted = convert.convert_to_static(target)
     except convert.error:
         return fallback
-    return _recursion_checked(converted, target) if translating() else converted
+    if not translating():
+        return converted
+    note_function(target)
+    return _recursion_checked(converted, target)
 
 
 def convert_super(builtin_or_user, class_cell, first):

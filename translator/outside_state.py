@@ -28,7 +28,7 @@ from core.static import Variable, structure
 
 from .convert_state import is_weak
 
-__all__ = ["Replay", "Writes"]
+__all__ = ["Replay", "Writes", "note_function"]
 
 _MISSING = object()
 
@@ -98,6 +98,16 @@ class _Attr:
             setattr(self.obj, self.name, value)
 
 
+_ACTIVE = []  # the Writes of the traces under way, innermost last
+
+
+def note_function(function):
+    """A function converted code calls while a trace is under way: its global and nonlocal
+    writes are watched too."""
+    if _ACTIVE:
+        _ACTIVE[-1].add_function(function)
+
+
 class Writes:
     """The outside state a trace of ``function`` writes; a context manager around the trace.
     On exit every place written holds its value from before again; :meth:`replay` gives
@@ -105,6 +115,12 @@ class Writes:
 
     def __init__(self, function):
         self.places = {}  # key -> (place, value before the trace)
+        self.add_function(function)
+
+    def add_function(self, function):
+        """Watch the globals and nonlocals ``function`` (a function traced, or one it calls
+        through ``convert_call``) rebinds."""
+        function = getattr(function, "__func__", function)
         code = getattr(function, "__code__", None)
         if code is not None:
             for name in sorted(_stored_names(code, ("STORE_GLOBAL", "DELETE_GLOBAL"))):
@@ -123,10 +139,12 @@ class Writes:
 
     def __enter__(self):
         _layer.ATTRIBUTE_OBSERVERS.append(self._observe)
+        _ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc):
         _layer.ATTRIBUTE_OBSERVERS.remove(self._observe)
+        _ACTIVE.remove(self)
         self.after = []
         for place, before in self.places.values():
             value = place.get()

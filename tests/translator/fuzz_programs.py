@@ -43,6 +43,10 @@ class _Gen:
         self.lines, self.counter = [], 0
         self.bound = set()  # every name assigned so far, on any path
         self.vary_returns = rng.random() < 0.4  # then no return inside loops
+        self.extra = []  # names bound at the top level that every return adds
+        # half the programs exercise Python state (nests, dict keys, appended lists, del,
+        # globals, shadowed builtins, no_grad) and return only at the end
+        self.state = rng.random() < 0.5
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -99,13 +103,14 @@ class _Gen:
                 defined, returns = self.if_stmt(depth, defined, counters, in_loop, nest)
                 if returns:
                     return defined, True
-            elif kind in ("while_", "for_range", "for_list"):
+            elif kind in ("while_", "for_range", "for_list", "nest", "no_grad", "delete",
+                          "global_", "dict_key", "appended", "shadow"):
                 getattr(self, kind)(depth, defined, counters, nest)
             elif kind == "jump":
                 self.emit(depth, f"if {self.condition(defined, counters)}:")
                 self.emit(depth + 1, self.rng.choice(["break", "continue"]))
             elif kind == "return":
-                value = ", ".join(POOL)
+                value = ", ".join(POOL + tuple(self.extra))
                 if self.vary_returns and self.rng.random() < 0.4:  # other structures
                     value = self.rng.choice(["v0", "v1, v2", "None", "[v0, {'a': v1}], 7"])
                 self.emit(depth, f"return {value}")
@@ -116,10 +121,15 @@ class _Gen:
         kinds = ["assign", "assign", "if"]
         if nest < self.max_depth:
             kinds += ["if", "while_", "for_range", "for_list"]
+            if self.state:
+                kinds += ["nest", "no_grad", "delete", "global_"]
+        if nest == 0 and self.state:  # at the top: bound on every path, and returned
+            kinds += ["dict_key", "appended", "shadow"]
         if in_loop:
             kinds.append("jump")
         if not (in_loop and self.vary_returns):  # a loop returns what every path returns
-            kinds.append("return" if self.rng.random() < 0.3 else "assign")
+            early = self.rng.random() < 0.3 and not self.state
+            kinds.append("return" if early else "assign")
         return self.rng.choice(kinds)
 
     def if_stmt(self, depth, defined, counters, in_loop, nest):
@@ -175,16 +185,110 @@ class _Gen:
         defined.add(acc)
 
 
+    # -- Python state across tensor control flow --------------------------------------------------
+    def loop_or_if(self, depth, defined, counters):
+        """Opens a tensor ``while`` (counting to n or k) or an ``if``; returns the body depth
+        and the counters visible in it."""
+        if self.rng.random() < 0.5:
+            c = self.fresh("i")
+            self.emit(depth, f"{c} = 0")
+            self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
+            self.emit(depth + 1, f"{c} += 1")
+            return depth + 1, counters + [c]
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
+        return depth + 1, counters
+
+    def nest(self, depth, defined, counters, nest):
+        """A nest of lists, dicts and tuples rebound inside a loop or branch (by a
+        comprehension now and then), read after it."""
+        ns, a, b = self.fresh("ns"), self.rng.choice(sorted(defined)), self.rng.choice(POOL)
+        self.emit(depth, f"{ns} = [{a}, {{'a': {b}, 'b': ({a} * 0.5, 2.0)}}]")
+        inner, cs = self.loop_or_if(depth, defined, counters)
+        if self.rng.random() < 0.5:
+            self.emit(inner, f"{ns} = [{ns}[0] + {self.tensor_expr(defined, cs)}, "
+                             f"{{key: val for key, val in {ns}[1].items()}}]")
+        else:
+            self.emit(inner, f"{ns} = [{ns}[0] * 0.5, {{'a': {ns}[1]['a'] - 1.0, "
+                             f"'b': ({ns}[1]['b'][0] + {ns}[0], {ns}[1]['b'][1])}}]")
+        target = self.rng.choice(POOL)
+        self.emit(depth, f"{target} = {ns}[0] + {ns}[1]['a'] * {ns}[1]['b'][1] + {ns}[1]['b'][0]")
+        defined.add(target)
+
+    def no_grad(self, depth, defined, counters, nest):
+        target = self.rng.choice(POOL)
+        self.emit(depth, "with core.no_grad():")
+        self.emit(depth + 1, f"{target} = {self.tensor_expr(defined, counters)}")
+        defined.add(target)
+
+    def delete(self, depth, defined, counters, nest):
+        """A temporary deleted on one path: a later read may raise UnboundLocalError."""
+        t = self.fresh("d")
+        self.emit(depth, f"{t} = {self.tensor_expr(defined, counters)}")
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
+        self.emit(depth + 1, f"del {t}")
+        self.bound.add(t)
+        if self.rng.random() < 0.3:
+            target = self.rng.choice(POOL)
+            self.emit(depth, f"{target} = {target} + {t}")
+
+    def global_(self, depth, defined, counters, nest):
+        """The global ``g`` written under a tensor condition (compared after the call; a
+        write decided by Python values alone is frozen into the cached Program)."""
+        self.emit(depth, f"if {self.rng.choice(sorted(defined))}.sum() > 0.0:")
+        self.emit(depth + 1, f"g = {self.rng.choice(['1.5', '2', 'g + 1.0'])}")
+        self.emit(depth, "else:")
+        self.emit(depth + 1, f"g = {self.rng.choice(['0.5', 'g * 2.0', '3'])}")
+
+    def dict_key(self, depth, defined, counters, nest):
+        """A dict whose key is set on one path only; returned."""
+        d = self.fresh("dk")
+        self.emit(depth, f"{d} = {{'a': {self.rng.choice(sorted(defined))}}}")
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
+        self.emit(depth + 1, f"{d}['b'] = {self.tensor_expr(defined, counters)}")
+        self.extra.append(d)
+
+    def appended(self, depth, defined, counters, nest):
+        """A list appended in a tensor loop, then iterated, indexed, sliced and returned."""
+        lst, c, item = self.fresh("ap"), self.fresh("i"), self.fresh("e")
+        self.emit(depth, f"{lst} = [{self.rng.choice(sorted(defined))}]")
+        self.emit(depth, f"{c} = 0")
+        self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
+        self.emit(depth + 1, f"{c} += 1")
+        self.emit(depth + 1, f"{lst}.append({self.tensor_expr(defined, [c])})")
+        acc = self.rng.choice(POOL)
+        use = self.rng.choice(["reverse", "index", "assign", "slice"])
+        if use == "reverse":
+            self.emit(depth, f"for {item} in {lst}[::-1]:")
+            self.emit(depth + 1, f"{acc} = {acc} * 0.5 + {item}")
+        elif use == "index":
+            self.emit(depth, f"{acc} = {acc} + {lst}[-1] - {lst}[0]")
+        elif use == "assign":
+            self.emit(depth, f"{lst}[-1] = {lst}[0] * 2.0")
+        else:
+            self.emit(depth, f"{lst} = {lst}[1:]")
+        defined.add(acc)
+        self.extra.append(lst)
+
+    def shadow(self, depth, defined, counters, nest):
+        """A local name that shadows a builtin."""
+        name = self.rng.choice(["abs", "max", "min", "sum"])  # builtins the generator never calls
+        self.emit(depth, f"{name} = lambda t, *rest: t * 0.5 - 1.0")
+        target = self.rng.choice(POOL)
+        self.emit(depth, f"{target} = {name}({self.rng.choice(sorted(defined))})")
+        defined.add(target)
+
+
 def generate(rng, name="f"):
     """The source of one random program (a function ``name(x, n, k)``)."""
     g = _Gen(rng)
     g.emit(0, f"def {name}(x, n, k):")
+    g.emit(1, "global g")
     g.emit(1, "v0 = x * 1.0")
     g.emit(1, "v1 = x + 1.0")
     g.emit(1, "v2 = x - 1.0")
     _, returns = g.block(1, set(POOL), [], False, 0)
     if not returns:
-        g.emit(1, f"return {', '.join(POOL)}")
+        g.emit(1, f"return {', '.join(POOL + tuple(g.extra))}")
     return "\n".join(g.lines) + "\n"
 
 
@@ -197,7 +301,7 @@ def load(source, name="f"):
     _loaded[0] += 1
     filename = f"<fuzz-program-{_loaded[0]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"core": core}
+    namespace = {"core": core, "g": 0.0}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
@@ -222,16 +326,24 @@ def check_program(source, as_layer=False, inputs=INPUTS):
     """None when every input agrees three ways; else a description of the disagreement."""
     fn = load(source)
     target = _Host(fn) if as_layer else declarative(fn)
+    state = fn.__globals__
     for x, n, k in inputs:
         args = _args(x, n, k)
+        state["g"] = 0.0
         expected = run_eager(target, args)
+        expected_g = state["g"]
         if isinstance(expected, BaseException) and not isinstance(expected, UnboundLocalError):
             return f"eager raised {expected!r} on n={n}, k={k} (generator bug)"
         for how, run in (("declarative", run_declarative), ("program", run_program)):
+            state["g"] = 0.0
             got = run(target, args)
             try:
                 assert_same(expected, got, how)
-            except AssertionError as e:
+                if how == "declarative" and not isinstance(expected, BaseException):
+                    # the paths' numbers promote to one type (1.5 or 3 gives 3.0)
+                    assert isinstance(state["g"], (int, float)) and \
+                        state["g"] == expected_g, f"global g: {state['g']!r} != {expected_g!r}"
+            except Exception as e:  # a disagreement, or a value that is no eager value
                 kind = "Layer.forward" if as_layer else "function"
                 return f"{kind}, n={n}, k={k}: {e}"
     return None

@@ -268,7 +268,9 @@ def check_bound(value, name):
         return value
     for leaf in _static_leaves(value):
         info = _flag_of(leaf)
-        if info is not None:
+        # a leaf of a container read whole is checked only for the container's own flag (a
+        # dict entry set on one path has its own, checked where the entry is read)
+        if info is not None and (info[1] == name or is_static(value)):
             _assert_bound(info[0], name, info[2])
             break
     return value

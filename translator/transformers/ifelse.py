@@ -23,7 +23,8 @@ nested ``if`` statements in gast, converted inside out. ``a if c else b`` become
 from .. import static_analysis as sa
 from ..gast_nodes import set_anno, strings_tuple
 from ..templates import replace, replace_as_expression
-from .scope import ScopeTracker, hoist_undefined_inits, store_targets, undefined_inits
+from .scope import ScopeTracker, hoist_undefined_inits, store_targets, undefined_inits, \
+    written_globals
 
 __all__ = ["transform"]
 
@@ -54,7 +55,8 @@ class _IfElse(ScopeTracker):
             # the branch must carry those names out)
             set_anno(branch[0], "live_at_exit", frozenset(live))
             out += branch
-        targets = store_targets(self.ctx, node, node.body + node.orelse, globals_)
+        targets = store_targets(self.ctx, node, node.body + node.orelse,
+                                written_globals(self.ctx, node.body + node.orelse, self.globals))
         out += replace(_CALL if targets is None else _CALL_TARGETS, origin=node,
                        helpers=self.ctx.helpers, test=node.test, true_fn=true_name,
                        false_fn=false_name, names=strings_tuple(names),

@@ -20,7 +20,7 @@ from ..templates import replace, replace_as_expression
 from ..visitor import NodeTransformer
 
 __all__ = ["ScopeTracker", "hoist_undefined_inits", "is_undefined_init", "store_targets",
-           "undefined_inits"]
+           "undefined_inits", "written_globals"]
 
 
 class ScopeTracker(NodeTransformer):
@@ -145,6 +145,21 @@ def _targets_in(stmts, ctx):
             children.extend(handler.body)
         todo.extend(reversed(children))
     return found
+
+
+def written_globals(ctx, stmts, declared):
+    """The names of ``declared`` (the function's ``global`` names) that ``stmts`` rebind,
+    also inside the functions the passes generated (a converted ``if`` in a loop body)."""
+    found, todo = set(), list(stmts)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.FunctionDef) and node.name not in ctx.generated_functions:
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)) and \
+                node.id in declared:
+            found.add(node.id)
+        todo.extend(gast.iter_child_nodes(node))
+    return sorted(found)
 
 
 def store_targets(ctx, node, stmts, global_names=()):
