@@ -73,8 +73,8 @@ class _Loop(ScopeTracker):
         self.generic_visit(node)
         names, globals_, loop_vars = self._state(node, sa.writes(node.body))
         out = undefined_inits(self.ctx, node, names)
-        targets = store_targets(self.ctx, node, node.body,
-                                written_globals(self.ctx, node.body, self.globals)) or constant(None)
+        written = written_globals(self.ctx, node.body, self.globals)
+        targets = store_targets(self.ctx, node, node.body, written) or constant(None)
         out += replace(_WHILE, origin=node, helpers=self.ctx.helpers, test=node.test,
                        cond_name=self.ctx.new_function_name("loop_cond"),
                        body_name=self.ctx.new_function_name("loop_body"), names=names,
@@ -92,8 +92,8 @@ class _Loop(ScopeTracker):
         if extra is not None:
             test_name = self.ctx.new_function_name("loop_test")
             out += replace(_TEST, origin=node, test_name=test_name, test=extra)
-        targets = store_targets(self.ctx, node, node.body,
-                                written_globals(self.ctx, node.body, self.globals)) or constant(None)
+        written = written_globals(self.ctx, node.body, self.globals)
+        targets = store_targets(self.ctx, node, node.body, written) or constant(None)
         out += replace(_FOR, origin=node, helpers=self.ctx.helpers, iterable=node.iter,
                        body_name=self.ctx.new_function_name("loop_body"),
                        item=self.ctx.new_name("item"), names=names, global_names=globals_,
