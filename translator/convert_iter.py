@@ -69,6 +69,11 @@ def as_static_iter(value):
             raise TypeError(f"a Python {type(value).__name__} zipped with a static Tensor in a "
                             f"loop{where()} must hold Tensors or numbers, got "
                             f"{[type(v).__name__ for v in value]}")
+        if all(isinstance(v, (bool, int, float)) for v in value):
+            # Python numbers stay weak (``int32_tensor * 4`` is int32 eagerly); an empty list's
+            # items are never read, and stand for Python ints while the body is traced
+            array = list_to_array(list(value), None if value else "int64")
+            return StaticIter(len(value), lambda i: mark_weak(layers().array_read(array, i)))
         array = list_to_array(list(value))
         return StaticIter(len(value), functools.partial(layers().array_read, array))
     return StaticIter(len(value), value.__getitem__)

@@ -231,6 +231,23 @@ class PathUnion:
                         "use it directly as an if / while condition, or return it")
 
 
+def _union_operand(self, *args):
+    shapes = ", ".join(str(getattr(a, "shape", type(a).__name__)) for a in self.alternatives)
+    raise TypeError(
+        f"this value differs in structure or rank between the paths of a Tensor condition "
+        f"({shapes}){where()}; it can only be returned from the declarative function: give "
+        "it one rank on every path (e.g. broadcast or reshape it in the branch that does not "
+        "change it) to compute with it")
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lt", "le",
+            "gt", "ge", "eq", "ne", "and", "or", "xor"):
+    setattr(PathUnion, f"__{_op}__", _union_operand)
+    setattr(PathUnion, f"__r{_op}__", _union_operand)
+for _op in ("neg", "pos", "abs", "getitem", "iter", "len"):
+    setattr(PathUnion, f"__{_op}__", _union_operand)
+
+
 def is_union(value):
     return isinstance(value, PathUnion)
 

@@ -198,6 +198,23 @@ def assign(input, output=None):
 
 
 def _range(api, start, end, step, dtype):
+    if not _mode.in_dynamic_mode() and \
+            any(isinstance(v, _static.Variable) for v in (start, end, step)):
+        # a bound known only when the program runs: the length too
+        bounds = []
+        for value, arg in ((start, "start"), (end, "end"), (step, "step")):
+            if isinstance(value, _static.Variable):
+                if int(np.prod([abs(d) for d in value.shape])) != 1:
+                    raise ValueError(f"{api}(): argument '{arg}' must hold one element, got "
+                                     f"'{value.name}' of shape {list(value.shape)}")
+                bounds.append(value)
+            else:
+                value = _number(value, arg, api)
+                if arg == "step" and value == 0:
+                    raise ValueError(f"{api}(): argument 'step' must not be 0")
+                bounds.append(apply("fill_constant", [], {"shape": [1], "dtype": "float64",
+                                                          "value": float(value)}))
+        return apply("range_tensor", bounds, {"dtype": _dtype(dtype, api)})
     start = _number(start, "start", api)
     end = _number(end, "end", api)
     step = _number(step, "step", api)
@@ -223,9 +240,12 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if end is None:
         start, end = 0, start
     if dtype is None:
-        bounds = [_number(v, n, "arange") for v, n in ((start, "start"), (end, "end"),
-                                                        (step, "step"))]
-        dtype = "int64" if all(isinstance(v, numbers.Integral) for v in bounds) else "float32"
+        def integral(v, n):
+            if isinstance(v, _static.Variable) and not _mode.in_dynamic_mode():
+                return np.dtype(v.dtype).kind in "iu"
+            return isinstance(_number(v, n, "arange"), numbers.Integral)
+        dtype = "int64" if all(integral(v, n) for v, n in ((start, "start"), (end, "end"),
+                                                            (step, "step"))) else "float32"
     return _range("arange", start, end, step, dtype)
 
 

@@ -22,6 +22,14 @@ def _constant(g, v):
     return {"Out": g.node("Identity", [g.const(value, dt)], hint=v.out_hint("Out"))}
 
 
+@mapper("range_tensor")
+def _range_tensor(g, v):
+    dt = v.out_var("Out").dtype
+    bounds = [g.scalar(g.cast(v.x(slot), v.var(slot).dtype, dt)) for slot in
+              ("Start", "End", "Step")]
+    return {"Out": g.node("Range", bounds, hint=v.out_hint("Out"))}
+
+
 @mapper("fill_any_like")
 def _fill_any_like(g, v):
     dt = v.out_var("Out").dtype

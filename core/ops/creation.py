@@ -72,6 +72,29 @@ class range(_Create):
 
 
 @register_op
+class range_tensor(OpDef):
+    """``range`` whose ``Start``, ``End`` and ``Step`` are one-element tensors, read when the
+    op runs (``arange(n)`` with a tensor ``n`` in a static program): its length is known only
+    then."""
+
+    inputs = ("Start", "End", "Step")
+    attrs = {"dtype": "int64"}
+    differentiable = False
+
+    def infer(self, start, end, step, dtype):
+        for slot, v in (("Start", start), ("End", end), ("Step", step)):
+            if any(d not in (1, -1) for d in v.shape):
+                raise ShapeError(f"op 'range_tensor': {slot} must hold one element, got shape "
+                                 f"{list(v.shape)}")
+        return Meta((-1,), convert_dtype(dtype))
+
+    def forward(self, ctx, start, end, step, dtype):
+        bounds = [v.reshape(-1)[0].item() for v in (start, end, step)]
+        range_length(*bounds)
+        return ctx.xp.arange(*bounds, dtype=convert_dtype(dtype))
+
+
+@register_op
 class linspace(_Create):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive."""
 

@@ -242,3 +242,66 @@ def test_nonlocal_written_under_tensor_conditions():
         step, count = make_counter()
         run_declarative(declarative(step), (f32(value), i64(n)))
         assert count() == eager_count() and isinstance(count(), int)
+
+
+# -- ranks, zipped Python lists, arange of a tensor ------------------------------------------------
+@declarative
+def rank_changes_in_branch(b, x):
+    if b.sum() > 0:
+        b = b + x
+    return b
+
+
+def test_a_rank_that_differs_between_branches_is_the_taken_paths():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for value in (1.0, -1.0):
+        check_three_ways(rank_changes_in_branch, (f32(value), x))
+
+
+@declarative
+def computes_with_a_rank_that_differs(b, x):
+    if b.sum() > 0:
+        b = b + x
+    return b * 2.0
+
+
+def test_computing_with_a_value_of_two_ranks_names_the_problem():
+    err = run_declarative(computes_with_a_rank_that_differs,
+                          (f32(1.0), np.ones((2, 3), np.float32)))
+    assert isinstance(err, TypeError) and "rank" in str(err) and "[2, 3]" in str(err)
+
+
+@declarative
+def zip_tensor_and_list(t, weights):
+    total = core.layers.fill_constant([1], "int32", 0)
+    for a, b in zip(t, weights):
+        total = total + a * b
+    scaled = core.layers.fill_constant([1], "float32", 0.0)
+    for a, w in zip(t, [0.5, 1.5, 2.5][:len(weights)]):
+        scaled = scaled + w
+    return total, scaled
+
+
+def test_zip_of_a_tensor_and_a_python_list_keeps_python_numbers_weak():
+    for n in (0, 1, 3):
+        check_three_ways(zip_tensor_and_list, (np.arange(1, n + 1, dtype=np.int32),
+                                               [4, 5, 6][:n]))
+
+
+@declarative
+def sum_arange(x, n):
+    for i in core.arange(n):
+        x = x + i
+    for j in core.arange(1, n, 2):
+        x = x * j
+    return x, core.arange(n, dtype="float32")
+
+
+def test_for_over_arange_of_a_tensor():
+    for n in (0, 1, 4, 7):
+        check_three_ways(sum_arange, (np.array([10], np.int64), i64(n)))
+
+
+def test_arange_of_a_tensor_with_more_than_one_element_names_the_argument():
+    err = run_declarative(sum_arange, (np.array([10], np.int64), np.array([2, 3], np.int64)))
+    assert isinstance(err, Exception) and "'end'" in str(err)

@@ -155,6 +155,11 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             var = to_variable(leaf, first_var)
             if var is None:
                 raise mismatch()
+            if first_var.shape is not None and var.shape is not None and \
+                    len(first_var.shape) != len(var.shape):
+                # the ranks differ (rebound to a broadcast result on one path): the value is
+                # one of two, chosen at run time, as for paths returning different structures
+                raise _NeedsUnion(k, [template(a) for a in alternatives(value)])
             outs.append(_common_dtype((k, j), first_var, var))
         return outs
 

@@ -53,6 +53,18 @@ CASES = {
         Case([], {"start": 3, "end": 1, "step": 1, "dtype": "int64"},
              ref=lambda **a: np.zeros(0, np.int64), name="empty"),
     ],
+    "range_tensor": [
+        Case([np.array([0], np.int64), np.array([5], np.int64), np.array([1], np.int64)],
+             {"dtype": "int64"}, ref=lambda *a, **k: np.arange(5, dtype=np.int64)),
+        Case([np.array([1.0]), np.array(2, np.int32), np.array([0.25], np.float32)],
+             {"dtype": "float32"}, ref=lambda *a, **k: np.arange(1.0, 2.0, 0.25, np.float32),
+             name="mixed-dtypes"),
+        Case([np.array([5], np.int64), np.array([0], np.int64), np.array([-2], np.int64)],
+             {"dtype": "int32"}, ref=lambda *a, **k: np.array([5, 3, 1], np.int32),
+             name="negative-step"),
+        Case([np.array([3], np.int64), np.array([1], np.int64), np.array([1], np.int64)],
+             {"dtype": "int64"}, ref=lambda *a, **k: np.zeros(0, np.int64), name="empty"),
+    ],
     "linspace": [
         Case([], {"start": 0.0, "stop": 1.0, "num": 5, "dtype": "float32"},
              ref=lambda **a: np.linspace(0, 1, 5).astype(np.float32)),
