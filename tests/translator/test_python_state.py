@@ -277,7 +277,7 @@ def zip_tensor_and_list(t, weights):
     for a, b in zip(t, weights):
         total = total + a * b
     scaled = core.layers.fill_constant([1], "float32", 0.0)
-    for a, w in zip(t, [0.5, 1.5, 2.5][:len(weights)]):
+    for _, w in zip(t, [0.5, 1.5, 2.5][:len(weights)]):
         scaled = scaled + w
     return total, scaled
 
