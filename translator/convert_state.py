@@ -117,14 +117,18 @@ class UndefinedVar:
         return f"<undefined variable {self._d2s_name!r}>"
 
 
+def _use_undefined(self, *args, **kwargs):
+    self._d2s_fail()  # the subclass's own message (``Deleted``)
+
+
 for _dunder in ("__bool__", "__call__", "__iter__", "__len__", "__getitem__", "__setitem__",
                 "__str__", "__format__", "__int__", "__float__", "__index__", "__neg__",
                 "__pos__", "__abs__", "__invert__", "__contains__", "__setattr__", "__hash__"):
-    setattr(UndefinedVar, _dunder, UndefinedVar._d2s_fail)
+    setattr(UndefinedVar, _dunder, _use_undefined)
 for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
             "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne"):
-    setattr(UndefinedVar, f"__{_op}__", UndefinedVar._d2s_fail)
-    setattr(UndefinedVar, f"__r{_op}__", UndefinedVar._d2s_fail)
+    setattr(UndefinedVar, f"__{_op}__", _use_undefined)
+    setattr(UndefinedVar, f"__r{_op}__", _use_undefined)
 
 
 class Deleted(UndefinedVar):
@@ -139,16 +143,6 @@ class Deleted(UndefinedVar):
             f"local variable '{self._d2s_name}' is used but has no value: `del "
             f"{self._d2s_name}`{self._d2s_where} removed it on the path taken")
 
-
-for _dunder in ("__bool__", "__call__", "__iter__", "__len__", "__getitem__", "__setitem__",
-                "__str__", "__format__", "__int__", "__float__", "__index__", "__neg__",
-                "__pos__", "__abs__", "__invert__", "__contains__", "__setattr__", "__hash__",
-                "__getattr__"):
-    setattr(Deleted, _dunder, Deleted._d2s_fail)
-for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-            "xor", "lshift", "rshift", "lt", "le", "gt", "ge", "eq", "ne"):
-    setattr(Deleted, f"__{_op}__", Deleted._d2s_fail)
-    setattr(Deleted, f"__r{_op}__", Deleted._d2s_fail)
 
 
 class PendingReturn(UndefinedVar):

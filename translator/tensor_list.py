@@ -100,23 +100,31 @@ def _array_index(array, index):
     return length + index if index < 0 else to_variable(index, length)
 
 
-def _array_without(array, index):
-    """A new tensor array holding ``array``'s items except item ``index`` (an int64 Variable
-    in range), in order: ``new[j] = array[j + (j >= index)]``."""
+def _array_gather(array, count, source):
+    """A new tensor array of ``count`` items (an int64 Variable): ``new[j] =
+    array[source(j)]``, copied by a ``while_loop`` (tensor arrays have no removal or slicing
+    op)."""
     lay = layers()
-    last = lay.array_length(array) - 1
     fresh = lay.create_array(dtype_name(array))
     if is_guessed(array):
         mark_guessed(fresh)
 
     def cond(j, out):
-        return j < last
+        return j < count
 
     def body(j, out):
-        source = j + lay.cast(j >= index, "int64")
-        return j + 1, lay.array_write(lay.array_read(array, source), j, array=out)
+        return j + 1, lay.array_write(lay.array_read(array, source(j)), j, array=out)
 
-    return lay.while_loop(cond, body, [lay.fill_constant([1], "int64", 0), fresh])[1]
+    zero = lay.fill_constant(list(count.shape), "int64", 0)
+    return lay.while_loop(cond, body, [zero, fresh])[1]
+
+
+def _array_without(array, index):
+    """A new tensor array holding ``array``'s items except item ``index`` (an int64 Variable
+    in range), in order: ``new[j] = array[j + (j >= index)]``."""
+    lay = layers()
+    return _array_gather(array, lay.array_length(array) - 1,
+                         lambda j: j + lay.cast(j >= index, "int64"))
 
 
 def convert_list_getitem(target, index):
@@ -189,16 +197,4 @@ def _array_slice(array, sl):
     start = _slice_bound(sl.start, length, lower, upper, upper if step < 0 else lower)
     stop = _slice_bound(sl.stop, length, lower, upper, lower if step < 0 else upper)
     span = stop - start + (step - 1) if step > 0 else start - stop + (-step - 1)
-    count = span // abs(step)
-    fresh = lay.create_array(dtype_name(array))
-    if is_guessed(array):
-        mark_guessed(fresh)
-
-    def cond(j, out):
-        return j < count
-
-    def body(j, out):
-        return j + 1, lay.array_write(lay.array_read(array, start + j * step), j, array=out)
-
-    zero = lay.fill_constant(list(length.shape), "int64", 0)
-    return lay.while_loop(cond, body, [zero, fresh])[1]
+    return _array_gather(array, span // abs(step), lambda j: start + j * step)

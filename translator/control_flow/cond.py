@@ -235,34 +235,28 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
 
     try:
         outs = layers().cond(pred, branch(true_fn, "true"), branch(false_fn, "false"))
-    except _NeedsPlaceholder as e:
-        # NOTE: re-trace (at most once per output): the branch traced first left a name
-        # unbound (or a return pending) that the other one set; only now is its structure
-        # known, and the first branch must produce a placeholder of it
+    except (_NeedsPlaceholder, _NeedsUnion, _NeedsCast, _NeedsFlag) as e:
+        # NOTE: re-trace, each time with one more thing learnt (at most once per output):
+        # - _NeedsPlaceholder: the branch traced first left a name unbound (or a return
+        #   pending) that the other set; only now is its structure known, and the first
+        #   branch must produce a placeholder of it;
+        # - _NeedsUnion: the paths give a value different structures or ranks, known only
+        #   after both are traced; each must output every alternative;
+        # - _NeedsCast: the first branch's output must be cast to the dtype the second one's
+        #   promotes it to;
+        # - _NeedsFlag: a branch unbinds (``del``) a name bound before the if, which then
+        #   carries its bound flag out of the cond.
         undo(program, point, set_args, init)
-        templates[e.index] = e.tmpl
+        if isinstance(e, _NeedsPlaceholder):
+            templates[e.index] = e.tmpl
+        elif isinstance(e, _NeedsUnion):
+            unions[e.index] = e.tmpls
+        elif isinstance(e, _NeedsCast):
+            casts[e.index] = e.dtype
+        else:
+            unbinds = unbinds | {e.index}
         return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
                               templates, casts, unions, unbinds)
-    except _NeedsUnion as e:
-        # NOTE: re-trace (once per return value): the paths return different structures,
-        # known only after both are traced; each must output every alternative
-        undo(program, point, set_args, init)
-        unions[e.index] = e.tmpls
-        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions, unbinds)
-    except _NeedsCast as e:
-        # NOTE: re-trace (at most once per output): the first branch's output must be cast to
-        # the dtype the second one's promotes it to
-        undo(program, point, set_args, init)
-        casts[e.index] = e.dtype
-        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions, unbinds)
-    except _NeedsFlag as e:
-        # NOTE: re-trace (once per deleted name): a branch unbinds a name bound before the if,
-        # which then carries its bound flag out of the cond
-        undo(program, point, set_args, init)
-        return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions, unbinds | {e.index})
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number

@@ -43,7 +43,7 @@ class _IfElse(ScopeTracker):
         self.generic_visit(node)
         modified = sa.writes(node.body + node.orelse) - self.ctx.generated_functions
         names = sorted(modified - self.globals)
-        globals_ = sorted(modified & self.globals)
+        globals_ = written_globals(self.ctx, node.body + node.orelse, self.globals)
         live = [n for n in names if n in sa.live_out(node) or n in self.outside]
         true_name, false_name = (self.ctx.new_function_name("true_fn"),
                                   self.ctx.new_function_name("false_fn"))
@@ -55,8 +55,7 @@ class _IfElse(ScopeTracker):
             # the branch must carry those names out)
             set_anno(branch[0], "live_at_exit", frozenset(live))
             out += branch
-        targets = store_targets(self.ctx, node, node.body + node.orelse,
-                                written_globals(self.ctx, node.body + node.orelse, self.globals))
+        targets = store_targets(self.ctx, node, node.body + node.orelse, globals_)
         out += replace(_CALL if targets is None else _CALL_TARGETS, origin=node,
                        helpers=self.ctx.helpers, test=node.test, true_fn=true_name,
                        false_fn=false_name, names=strings_tuple(names),

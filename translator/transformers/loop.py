@@ -59,7 +59,9 @@ def test_name():
 
 
 class _Loop(ScopeTracker):
-    def _state(self, node, modified):
+    def _state(self, node, modified, stmts):
+        """``(names, globals, loop_vars)``: the local names the loop may modify, the global
+        names ``stmts`` (its body and target) rebind, and the names it carries."""
         modified = modified - self.ctx.generated_functions
         names = sorted(modified - self.globals)
         carried = sa.live_in(node) | sa.live_out(node) | self.outside
@@ -67,14 +69,13 @@ class _Loop(ScopeTracker):
         if extra is not None:  # read before every iteration, though not part of the tree
             carried |= sa.reads(extra)
         loop_vars = [n for n in names if n in carried]
-        return names, sorted(modified & self.globals), loop_vars
+        return names, written_globals(self.ctx, stmts, self.globals), loop_vars
 
     def visit_While(self, node):
         self.generic_visit(node)
-        names, globals_, loop_vars = self._state(node, sa.writes(node.body))
+        names, globals_, loop_vars = self._state(node, sa.writes(node.body), node.body)
         out = undefined_inits(self.ctx, node, names)
-        written = written_globals(self.ctx, node.body, self.globals)
-        targets = store_targets(self.ctx, node, node.body, written) or constant(None)
+        targets = store_targets(self.ctx, node, node.body, globals_) or constant(None)
         out += replace(_WHILE, origin=node, helpers=self.ctx.helpers, test=node.test,
                        cond_name=self.ctx.new_function_name("loop_cond"),
                        body_name=self.ctx.new_function_name("loop_body"), names=names,
@@ -85,15 +86,14 @@ class _Loop(ScopeTracker):
     def visit_For(self, node):
         self.generic_visit(node)
         names, globals_, loop_vars = self._state(
-            node, sa.writes(node.body) | sa.writes(node.target))
+            node, sa.writes(node.body) | sa.writes(node.target), node.body + [node.target])
         out = undefined_inits(self.ctx, node, names)
         extra = get_anno(node, "extra_test")
         test_name = "None"
         if extra is not None:
             test_name = self.ctx.new_function_name("loop_test")
             out += replace(_TEST, origin=node, test_name=test_name, test=extra)
-        written = written_globals(self.ctx, node.body, self.globals)
-        targets = store_targets(self.ctx, node, node.body, written) or constant(None)
+        targets = store_targets(self.ctx, node, node.body, globals_) or constant(None)
         out += replace(_FOR, origin=node, helpers=self.ctx.helpers, iterable=node.iter,
                        body_name=self.ctx.new_function_name("loop_body"),
                        item=self.ctx.new_name("item"), names=names, global_names=globals_,
