@@ -236,26 +236,26 @@ def _statements(node):
     return out
 
 
+def _declared(fn_node, kind, anno):
+    cached = get_anno(fn_node, anno)
+    if cached is None:
+        cached = frozenset(n for s in _statements(fn_node) if isinstance(s, kind)
+                           for n in s.names)
+        # NOTE: passes add no ``global`` / ``nonlocal`` statements, so the answer holds for
+        # the whole run.
+        set_anno(fn_node, anno, cached)
+    return cached
+
+
 def declared_globals(fn_node):
     """Names the function declares ``global`` (they are not part of any local state)."""
-    cached = get_anno(fn_node, "declared_globals")
-    if cached is None:
-        cached = frozenset(n for s in _statements(fn_node) if isinstance(s, gast.Global)
-                           for n in s.names)
-        # NOTE: passes add no ``global`` statements, so the answer holds for the whole run.
-        set_anno(fn_node, "declared_globals", cached)
-    return cached
+    return _declared(fn_node, gast.Global, "declared_globals")
 
 
 def declared_nonlocals(fn_node):
     """Names the function declares ``nonlocal``: state of an enclosing function, read after
     the call, so always live."""
-    cached = get_anno(fn_node, "declared_nonlocals")
-    if cached is None:
-        cached = frozenset(n for s in _statements(fn_node) if isinstance(s, gast.Nonlocal)
-                           for n in s.names)
-        set_anno(fn_node, "declared_nonlocals", cached)
-    return cached
+    return _declared(fn_node, gast.Nonlocal, "declared_nonlocals")
 
 
 def live_in(node):
