@@ -148,12 +148,16 @@ class _Gen:
             return body_defined, False
         return body_defined & else_defined, False
 
+    def counted_while(self, depth, c, bounds=("n", "k", "2")):
+        """``c = 0; while c < bound: c += 1`` (the body goes at ``depth + 1``): a loop that
+        a Tensor controls when the bound is ``n``, and that always ends."""
+        self.emit(depth, f"{c} = 0")
+        self.emit(depth, f"while {c} < {self.rng.choice(list(bounds))}:")
+        self.emit(depth + 1, f"{c} += 1")
+
     def while_(self, depth, defined, counters, nest):
         c = self.fresh("i")
-        bound = self.rng.choice(["n", "n", "2", "k"])
-        self.emit(depth, f"{c} = 0")
-        self.emit(depth, f"while {c} < {bound}:")
-        self.emit(depth + 1, f"{c} += 1")
+        self.counted_while(depth, c, ["n", "n", "2", "k"])
         self.block(depth + 1, defined, counters + [c], True, nest + 1)
 
     def for_range(self, depth, defined, counters, nest):
@@ -167,9 +171,7 @@ class _Gen:
         acc = self.rng.choice(POOL)
         source = self.rng.choice(sorted(defined))
         self.emit(depth, f"{lst} = [{source} * 0.5]")
-        self.emit(depth, f"{c} = 0")
-        self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
-        self.emit(depth + 1, f"{c} += 1")
+        self.counted_while(depth, c)
         self.emit(depth + 1, f"{lst}.append({self.tensor_expr(defined, [c])})")
         how = self.rng.choice(["for", "enumerate", "zip"])
         if how == "for":
@@ -191,9 +193,7 @@ class _Gen:
         and the counters visible in it."""
         if self.rng.random() < 0.5:
             c = self.fresh("i")
-            self.emit(depth, f"{c} = 0")
-            self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
-            self.emit(depth + 1, f"{c} += 1")
+            self.counted_while(depth, c)
             return depth + 1, counters + [c]
         self.emit(depth, f"if {self.condition(defined, counters)}:")
         return depth + 1, counters
@@ -251,9 +251,7 @@ class _Gen:
         """A list appended in a tensor loop, then iterated, indexed, sliced and returned."""
         lst, c, item = self.fresh("ap"), self.fresh("i"), self.fresh("e")
         self.emit(depth, f"{lst} = [{self.rng.choice(sorted(defined))}]")
-        self.emit(depth, f"{c} = 0")
-        self.emit(depth, f"while {c} < {self.rng.choice(['n', 'k', '2'])}:")
-        self.emit(depth + 1, f"{c} += 1")
+        self.counted_while(depth, c)
         self.emit(depth + 1, f"{lst}.append({self.tensor_expr(defined, [c])})")
         acc = self.rng.choice(POOL)
         use = self.rng.choice(["reverse", "index", "assign", "slice"])
