@@ -24,7 +24,7 @@ from .ops.registry import get_op
 __all__ = ["FLOATS", "LABEL_INTS", "check_act", "check_axis", "check_bool", "check_choice",
            "check_dtype", "check_float_input", "check_index", "check_int", "check_label",
            "check_number", "check_pair", "check_positive", "check_probability", "check_type",
-           "check_variable", "is_int", "is_variable_like"]
+           "check_variable", "is_int", "is_variable_like", "same_padding"]
 
 FLOATS = (np.float16, np.float32, np.float64)
 
@@ -267,3 +267,16 @@ def check_act(act, api):
                          f"activation op, one of {list(ACTIVATIONS)} (or another registered "
                          f"unary op), got {act!r}") from None
     return act
+
+
+def same_padding(sizes, kernel, stride, dilation, arg, api):
+    """``(before, after)`` per spatial axis for ``padding='SAME'`` (output size ``ceil(size /
+    stride)``, the extra cell after); the spatial ``sizes`` must be known."""
+    pairs = []
+    for size, k, s, d in zip(sizes, kernel, stride, dilation):
+        if size is None or size < 0:
+            raise ValueError(f"{api}(): {arg}='SAME' needs the input's spatial sizes, which "
+                             f"are unknown here ({list(sizes)}); give explicit paddings")
+        total = max((-(-size // s) - 1) * s + (k - 1) * d + 1 - size, 0)
+        pairs.append((total // 2, total - total // 2))
+    return pairs

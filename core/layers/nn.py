@@ -13,7 +13,7 @@ import math
 from .. import mode as _mode
 from .. import unique_name
 from ..checks import (FLOATS, check_bool, check_choice, check_index, check_int, check_number,
-                      check_pair, check_probability, check_variable)
+                      check_pair, check_probability, check_variable, same_padding)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..initializer import Constant, Normal
@@ -47,13 +47,9 @@ def _padding(value, arg, api, spatial, kernel, strides, dilations=(1, 1)):
         if mode != "SAME":
             raise ValueError(f"{api}(): argument '{arg}' must be 'SAME', 'VALID', an int or a "
                              f"list of 2 or 4 ints, got {value!r}")
-        if min(spatial) < 0:
-            raise ValueError(f"{api}(): {arg}='SAME' needs known spatial sizes, got {spatial}")
-        pads = []
-        for size, k, s in zip(spatial, kernel, strides):
-            total = max((-(-size // s) - 1) * s + k - size, 0)
-            pads += [total // 2, total - total // 2]
-        return pads, [1, 1]  # NOTE: Paddle resets the dilation to 1 under 'SAME'
+        pads = same_padding(spatial, kernel, strides, [1, 1], arg, api)
+        # NOTE: Paddle resets the dilation to 1 under 'SAME'
+        return [v for pair in pads for v in pair], [1, 1]
     if isinstance(value, (list, tuple)) and len(value) == 4:
         return [_int(v, arg, api, 0) for v in value], list(dilations)
     return _pair(value, arg, api, minimum=0), list(dilations)

@@ -11,7 +11,7 @@ import math
 
 from .. import unique_name
 from ..checks import (FLOATS, check_bool, check_choice, check_int, check_number,
-                      check_variable, is_int)
+                      check_variable, is_int, same_padding)
 from ..dispatch import apply
 from ..dtypes import dtype_name
 from ..initializer import Constant, Normal
@@ -44,13 +44,8 @@ def _pads(value, d, arg, api, spatial=None, kernel=None, strides=None):
         if mode != "SAME" or spatial is None:
             raise ValueError(f"{api}(): argument '{arg}' must be 'SAME', 'VALID' or ints, got "
                              f"{value!r}")
-        if min(spatial) < 0:
-            raise ValueError(f"{api}(): {arg}='SAME' needs known spatial sizes, got {spatial}")
-        pads = []
-        for size, k, s in zip(spatial, kernel, strides):
-            total = max((-(-size // s) - 1) * s + k - size, 0)
-            pads += [total // 2, total - total // 2]
-        return pads
+        pads = same_padding(spatial, kernel, strides, [1] * d, arg, api)
+        return [v for pair in pads for v in pair]
     if isinstance(value, (list, tuple)) and len(value) == 2 * d:
         return [check_int(v, arg, api, 0, integral_float=False) for v in value]
     return [p for v in _ints(value, d, arg, api, 0) for p in (v, v)]

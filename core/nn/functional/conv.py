@@ -6,7 +6,7 @@ Paddle's forms, ``'SAME'`` and ``'VALID'`` included).
 A 1-D convolution (transposed or not) is the 2-D op on the input viewed with a height of 1,
 so its gradient and static form are the 2-D op's. As in Paddle, ``padding='SAME'`` sets the
 dilation to 1."""
-from ...checks import check_choice, check_int, check_pair
+from ...checks import check_choice, check_int, check_pair, same_padding
 from ...dispatch import apply
 
 __all__ = ["conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
@@ -32,18 +32,6 @@ def check_tuple(value, n, arg, api, minimum=None):
     return vals
 
 
-def _same_pads(sizes, kernel, stride, dilation, api):
-    pairs = []
-    for size, k, s, d in zip(sizes, kernel, stride, dilation):
-        if size < 0:
-            raise ValueError(f"{api}(): padding='SAME' needs the input's spatial sizes, which "
-                             f"are unknown here ({list(sizes)}); give explicit paddings")
-        out = -(-size // s)
-        total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
-        pairs.append((total // 2, total - total // 2))
-    return pairs
-
-
 def padding_pairs(padding, n, api, channel_last=False, sizes=None, kernel=None, stride=None,
                   dilation=None):
     """Paddle 2.x ``padding`` of an ``n``-D window op as ``(before, after)`` per spatial axis.
@@ -57,7 +45,7 @@ def padding_pairs(padding, n, api, channel_last=False, sizes=None, kernel=None, 
         if key == "VALID":
             return [(0, 0)] * n
         if key == "SAME":
-            return _same_pads(sizes, kernel, stride, dilation or [1] * n, api)
+            return same_padding(sizes, kernel, stride, dilation or [1] * n, "padding", api)
         raise ValueError(f"{api}(): argument 'padding' must be 'SAME', 'VALID', an int or a list "
                          f"of ints, got {padding!r}")
     if isinstance(padding, (list, tuple)) and padding and \
@@ -186,31 +174,31 @@ def _transpose_geometry(x, weight, stride, padding, output_padding, dilation, ou
     return last, stride, _flat(pairs), opad, dilation
 
 
-def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1, output_size=None, data_format="NCHW", name=None):
-    """2-D transposed convolution with ``weight`` of shape ``[in, out / groups, kh, kw]``."""
-    api = "conv2d_transpose"
+def _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                    output_size, data_format, d, api):
+    """The ``conv{d}d_transpose`` op (d 2 or 3) plus the bias."""
     last, stride, pads, opad, dilation = _transpose_geometry(
-        x, weight, stride, padding, output_padding, dilation, output_size, 2, data_format, api)
-    out = apply("conv2d_transpose", [x, weight],
+        x, weight, stride, padding, output_padding, dilation, output_size, d, data_format, api)
+    out = apply(f"conv{d}d_transpose", [x, weight],
                 {"strides": stride, "paddings": pads, "output_padding": opad,
                  "dilations": dilation, "groups": check_int(groups, "groups", api, minimum=1),
                  "data_format": data_format})
     return _add_bias(out, bias, last)
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCHW", name=None):
+    """2-D transposed convolution with ``weight`` of shape ``[in, out / groups, kh, kw]``."""
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                           output_size, data_format, 2, "conv2d_transpose")
 
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, output_size=None, data_format="NCDHW", name=None):
     """3-D transposed convolution with ``weight`` of shape ``[in, out / groups, kd, kh,
     kw]``."""
-    api = "conv3d_transpose"
-    last, stride, pads, opad, dilation = _transpose_geometry(
-        x, weight, stride, padding, output_padding, dilation, output_size, 3, data_format, api)
-    out = apply("conv3d_transpose", [x, weight],
-                {"strides": stride, "paddings": pads, "output_padding": opad,
-                 "dilations": dilation, "groups": check_int(groups, "groups", api, minimum=1),
-                 "data_format": data_format})
-    return _add_bias(out, bias, last)
+    return _conv_transpose(x, weight, bias, stride, padding, output_padding, groups, dilation,
+                           output_size, data_format, 3, "conv3d_transpose")
 
 
 def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

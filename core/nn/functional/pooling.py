@@ -25,36 +25,32 @@ def _no_mask(return_mask, api):
                          "pass return_mask=False")
 
 
-def _pool2d(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, api):
-    check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
-    if len(x.shape) != 4:
-        raise ValueError(f"{api}(): argument 'x' must be 4-D ({data_format}), got shape "
-                         f"{list(x.shape)}")
-    ksize = check_tuple(kernel_size, 2, "kernel_size", api, minimum=1)
-    strides = ksize if stride is None else check_tuple(stride, 2, "stride", api, minimum=1)
-    last = data_format == "NHWC"
-    sizes = list(x.shape[1:3] if last else x.shape[2:4])
-    pads = padding_pairs(padding, 2, api, last, sizes, ksize, strides)
-    return apply("pool2d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
-                                 "paddings": [v for p in pads for v in p],
-                                 "global_pooling": False, "ceil_mode": bool(ceil_mode),
-                                 "exclusive": bool(exclusive), "data_format": data_format})
+_POOL_FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-def _pool3d(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, api):
-    check_choice(data_format, "data_format", ("NCDHW", "NDHWC"), api)
-    if len(x.shape) != 5:
-        raise ValueError(f"{api}(): argument 'x' must be 5-D ({data_format}), got shape "
+def _pool(x, kind, kernel_size, stride, padding, ceil_mode, exclusive, data_format, api, d):
+    """A ``d``-D (2 or 3) max or average pool: the ``pool2d`` / ``pool3d`` op."""
+    check_choice(data_format, "data_format", _POOL_FORMATS[d], api)
+    if len(x.shape) != d + 2:
+        raise ValueError(f"{api}(): argument 'x' must be {d + 2}-D ({data_format}), got shape "
                          f"{list(x.shape)}")
-    ksize = check_tuple(kernel_size, 3, "kernel_size", api, minimum=1)
-    strides = ksize if stride is None else check_tuple(stride, 3, "stride", api, minimum=1)
-    last = data_format == "NDHWC"
-    sizes = list(x.shape[1:4] if last else x.shape[2:5])
-    pads = padding_pairs(padding, 3, api, last, sizes, ksize, strides)
-    return apply("pool3d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
-                                 "paddings": [v for p in pads for v in p],
-                                 "global_pooling": False, "ceil_mode": bool(ceil_mode),
-                                 "exclusive": bool(exclusive), "data_format": data_format})
+    ksize = check_tuple(kernel_size, d, "kernel_size", api, minimum=1)
+    strides = ksize if stride is None else check_tuple(stride, d, "stride", api, minimum=1)
+    last = data_format[-1] == "C"
+    sizes = list(x.shape[1:d + 1] if last else x.shape[2:d + 2])
+    pads = padding_pairs(padding, d, api, last, sizes, ksize, strides)
+    return apply(f"pool{d}d", [x], {"pooling_type": kind, "ksize": ksize, "strides": strides,
+                                    "paddings": [v for p in pads for v in p],
+                                    "global_pooling": False, "ceil_mode": bool(ceil_mode),
+                                    "exclusive": bool(exclusive), "data_format": data_format})
+
+
+def _pool2d(*args):
+    return _pool(*args, 2)
+
+
+def _pool3d(*args):
+    return _pool(*args, 3)
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
