@@ -340,23 +340,28 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     if isinstance(data, Tensor):
         arr = data._data.copy()
     else:
-        from_python = not hasattr(data, "dtype") and not hasattr(data, "__array__")
-        try:
-            arr = np.array(data)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__}: {e}") \
-                from None
-        if arr.dtype == object:
-            raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
-                            "numeric")
-        if from_python and dtype is None:
-            arr = _default_float(arr)
+        arr = _host_array(data, dtype is None)
     if dtype is not None:
         arr = arr.astype(_dtypes.convert_dtype(dtype), copy=False)
     else:
         _dtypes.convert_dtype(arr.dtype)  # rejects unsupported dtypes with a clear message
     arr = to_place(arr, place if place is not None else default_place())
     return Tensor(arr, stop_gradient=stop_gradient)
+
+
+def _host_array(data, default_float):
+    """``data`` (numbers, nested lists, an ndarray) as a new ndarray; Python floats as
+    float32 when ``default_float``, as eager ``to_tensor`` gives them."""
+    from_python = not hasattr(data, "dtype") and not hasattr(data, "__array__")
+    try:
+        arr = np.array(data)
+    except (ValueError, TypeError) as e:
+        raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__}: {e}") \
+            from None
+    if arr.dtype == object:
+        raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
+                        "numeric")
+    return _default_float(arr) if from_python and default_float else arr
 
 
 def _is_value(x):
@@ -394,16 +399,7 @@ def _static_tensor(data, dtype, stop_gradient):
         out.stop_gradient = bool(stop_gradient)
         return out
     if not _is_value(data):
-        from_python = not hasattr(data, "dtype") and not hasattr(data, "__array__")
-        try:
-            arr = np.array(data)
-        except (ValueError, TypeError) as e:
-            raise TypeError(f"to_tensor: cannot make a tensor from {type(data).__name__}: {e}") \
-                from None
-        if arr.dtype == object:
-            raise TypeError(f"to_tensor: data of type {type(data).__name__} is ragged or not "
-                            "numeric")
-        data = _default_float(arr) if from_python else arr
+        data = _host_array(data, True)
         if target is not None:
             data = data.astype(target)
     with _no_grad() if stop_gradient else _nullcontext():

@@ -44,9 +44,9 @@ def _axis(x, axis, api):
                       api)
 
 
-def _softmax_ce(logits, label, soft_label, ignore_index, axis, api, in_arg, use_softmax=True):
-    """``(loss, label)``: the per-example loss (class axis kept, size 1) and the label with the
-    class axis restored when hard labels omitted it."""
+def _ce_args(logits, label, soft_label, ignore_index, axis, api, in_arg):
+    """The checked arguments of a cross entropy: ``(soft_label, axis, ignore_index,
+    label)``, hard labels given the class axis (of size 1) when they omit it."""
     check_variable(logits, in_arg, api, FLOATS)
     soft_label = check_bool(soft_label, "soft_label", api)
     ax = _axis(logits, axis, api)
@@ -55,6 +55,14 @@ def _softmax_ce(logits, label, soft_label, ignore_index, axis, api, in_arg, use_
     if not soft_label and len(label.shape) == len(logits.shape) - 1:
         label = apply("unsqueeze", [label], {"axes": [ax]})
     check_label(label, logits, soft_label, ax, api, in_arg)
+    return soft_label, ax, ignore_index, label
+
+
+def _softmax_ce(logits, label, soft_label, ignore_index, axis, api, in_arg, use_softmax=True):
+    """``(loss, label)``: the per-example loss (class axis kept, size 1) and the label with the
+    class axis restored when hard labels omitted it."""
+    soft_label, ax, ignore_index, label = _ce_args(logits, label, soft_label, ignore_index,
+                                                   axis, api, in_arg)
     if use_softmax:
         _, loss = apply("softmax_with_cross_entropy", [logits, label],
                         {"soft_label": soft_label, "ignore_index": ignore_index, "axis": ax})
@@ -79,14 +87,8 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     """Per-example loss (the logits' shape with 1 at ``axis``); hard labels may omit that
     dimension of 1."""
     api = "softmax_with_cross_entropy"
-    check_variable(logits, "logits", api, FLOATS)
-    soft_label = check_bool(soft_label, "soft_label", api)
-    ax = _axis(logits, axis, api)
-    ignore_index = check_int(ignore_index, "ignore_index", api, integral_float=False)
-    check_variable(label, "label", api)
-    if not soft_label and len(label.shape) == len(logits.shape) - 1:
-        label = apply("unsqueeze", [label], {"axes": [ax]})
-    check_label(label, logits, soft_label, ax, api, "logits")
+    soft_label, ax, ignore_index, label = _ce_args(logits, label, soft_label, ignore_index,
+                                                   axis, api, "logits")
     sm, loss = apply("softmax_with_cross_entropy", [logits, label],
                      {"soft_label": soft_label, "ignore_index": ignore_index, "axis": ax})
     return (loss, sm) if return_softmax else loss
