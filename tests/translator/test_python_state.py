@@ -305,3 +305,24 @@ def test_for_over_arange_of_a_tensor():
 def test_arange_of_a_tensor_with_more_than_one_element_names_the_argument():
     err = run_declarative(sum_arange, (np.array([10], np.int64), np.array([2, 3], np.int64)))
     assert isinstance(err, Exception) and "'end'" in str(err)
+
+
+@declarative
+def number_changes_type_in_loop(x, n):
+    if x.sum() > 0:
+        g = 2
+    else:
+        g = 3
+    for _ in range(n):
+        if x.sum() > 0:
+            g = 1.5
+        else:
+            g = 0.5
+    return x * g
+
+
+def test_a_number_a_cond_chose_may_change_type_in_a_loop():
+    # eager: g is an int before the loop and a float after any trip
+    for value in (1.0, -1.0):
+        for n in (0, 2):
+            check_three_ways(number_changes_type_in_loop, (f32(value, 2.0), i64(n)))

@@ -97,12 +97,12 @@ def _initial(value, fix):
     lay = layers()
     if _is_number(value):
         return mark_weak(lay.fill_constant(list(fix.shape or ()), fix.dtype, value), fix.weak)
-    var = to_variable(value)
+    var = original = to_variable(value)
     if dtype_name(var) != fix.dtype:
         var = lay.cast(var, fix.dtype)
     if fix.shape:
         var = lay.expand(lay.reshape(var, [1] * len(fix.shape)), list(fix.shape))
-    return var
+    return var if var is original else mark_weak(var, fix.weak)
 
 
 def _needed_fix(before, after, fix):
@@ -111,9 +111,11 @@ def _needed_fix(before, after, fix):
     if isinstance(before, list) or not _is_scalar(before):
         return None
     shape = tuple(after.shape or ())
-    if (shape and not _known(shape)) or (not shape and not _is_number(before)):
+    # a Python number, or a Variable standing for one (a number a cond chose): its type
+    # may change in the body, as a Python name's may
+    number = _is_number(before) or (is_static(before) and is_weak(before))
+    if (shape and not _known(shape)) or (not shape and not number):
         return None  # left to while_loop: a 0-d tensor keeps its dtype
-    number = _is_number(before)
     observed = _Fix(dtype_name(after), shape or None, number and is_weak(after))
     if observed == (fix or _Fix(_entry_dtype(before), None, number)):
         return None
