@@ -14,6 +14,7 @@ converted code exists only once ``convert`` has made it, so the converter is set
 :func:`convert_call` runs.
 """
 import builtins
+import functools
 import types
 
 from core import mode
@@ -21,6 +22,7 @@ from core.nn import Layer, Sequential
 
 from .convert_builtins import cast_builtin, convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
+from .control_flow import dict_get
 from .convert_state import translating
 from .outside_state import note_function
 
@@ -71,6 +73,9 @@ def convert_call(fn):
         return mapped
     if isinstance(fn, type):
         return _eager_layer_class(fn) if _constructs_eager_layer(fn) else fn
+    if type(fn) is types.BuiltinMethodType and fn.__name__ == "get" and \
+            type(fn.__self__) is dict:
+        return functools.partial(dict_get, fn.__self__)  # an entry set on one path only
     if getattr(fn, "_d2s_not_to_static", False):
         return fn
     if hasattr(fn, "dygraph_function"):

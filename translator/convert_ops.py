@@ -23,8 +23,8 @@ from .convert_builtins import convert_assert, convert_cast, convert_item, conver
     convert_print, convert_setitem, convert_setitem_aug, convert_shape
 from .convert_calls import convert_call, convert_super
 from .control_flow import Targets, check_bound, convert_compare, convert_for_loop, \
-    convert_ifelse, convert_ifexp, convert_logical_and, convert_logical_not, convert_logical_or, \
-    convert_while_loop
+    convert_ifelse, convert_ifexp, convert_in, convert_logical_and, convert_logical_not, \
+    convert_logical_or, convert_while_loop
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .convert_state import Deleted, PendingReturn, UndefinedVar, check_defined, \
     install_origin_provider, is_static
@@ -46,6 +46,7 @@ __all__ = [
     "convert_for_loop",
     "convert_ifelse",
     "convert_ifexp",
+    "convert_in",
     "convert_item",
     "convert_len",
     "convert_list_append",

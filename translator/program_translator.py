@@ -103,14 +103,10 @@ class ConcreteProgram:
             self.replay.write(results[n + len(self.entry_flags):])
         results = results[:n]
         outputs = self.outputs
-        if isinstance(outputs, PathUnion):
-            by_var = dict(zip(map(id, self.output_vars), results))
-            selected = by_var[id(outputs.selector)]
-            outputs = outputs.alternatives[int(getattr(selected, "numpy", lambda: selected)())]
-            leaves = flatten(outputs)
-            return pack(outputs, [by_var[id(v)] if isinstance(v, _static.Variable) else v
-                                  for v in leaves])
         leaves = flatten(outputs)
+        if any(isinstance(v, PathUnion) for v in leaves):
+            by_var = dict(zip(map(id, self.output_vars), results))
+            return pack(outputs, [_chosen(v, by_var) for v in leaves])
         if len(leaves) != len(results):
             it = iter(results)
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
@@ -144,17 +140,37 @@ def _remove_entry(value, path):
 
 
 def _output_vars(outputs):
-    """The Variables among ``outputs`` in :func:`flatten` order; for a PathUnion its selector
-    and then every alternative's, each once."""
-    if not isinstance(outputs, PathUnion):
-        return [v for v in flatten(outputs) if isinstance(v, _static.Variable)]
-    out, seen = [outputs.selector], {id(outputs.selector)}
-    for alt in outputs.alternatives:
-        for v in flatten(alt):
-            if isinstance(v, _static.Variable) and id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
+    """The Variables among ``outputs`` in :func:`flatten` order; for a PathUnion (the whole
+    result or a part of it) its selector and then every alternative's, each once."""
+    leaves = flatten(outputs)
+    if not any(isinstance(v, PathUnion) for v in leaves):
+        return [v for v in leaves if isinstance(v, _static.Variable)]
+    out, seen = [], set()
+
+    def add(v):
+        if isinstance(v, PathUnion):
+            add(v.selector)
+            for alt in v.alternatives:
+                for leaf in flatten(alt):
+                    add(leaf)
+        elif isinstance(v, _static.Variable) and id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+
+    for v in leaves:
+        add(v)
     return out
+
+
+def _chosen(value, by_var):
+    """A result leaf from the fetched values ``by_var`` (Variable id -> value): for a
+    PathUnion the alternative its selector chose, packed the same way."""
+    if isinstance(value, PathUnion):
+        selected = by_var[id(value.selector)]
+        alt = value.alternatives[int(selected.numpy() if hasattr(selected, "numpy")
+                                     else selected)]
+        return pack(alt, [_chosen(v, by_var) for v in flatten(alt)])
+    return by_var[id(value)] if isinstance(value, _static.Variable) else value
 
 
 def _parameters_of(main_program):

@@ -326,3 +326,20 @@ def test_a_number_a_cond_chose_may_change_type_in_a_loop():
     for value in (1.0, -1.0):
         for n in (0, 2):
             check_three_ways(number_changes_type_in_loop, (f32(value, 2.0), i64(n)))
+
+
+@declarative
+def entry_tests(x):
+    d = {"a": x}
+    if x.sum() > 0:
+        d["b"] = x * 2
+    if "b" in d:
+        y = d["b"] + 1
+    else:
+        y = x - 1
+    return y, d.get("b", x * 0), d.get("b", 5.0), "b" not in d, "a" in d, d.get("b"), d
+
+
+def test_membership_and_get_of_a_dict_entry_set_on_one_path():
+    for value in (1.0, -1.0):
+        check_three_ways(entry_tests, (f32(value, 3.0),))

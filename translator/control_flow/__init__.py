@@ -54,7 +54,7 @@ import functools
 import operator
 
 from ..convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
-from ..convert_state import dtype_name, is_static, is_union, layers, where
+from ..convert_state import PathUnion, dtype_name, is_static, is_union, layers, where
 from .carry import Targets, as_predicate, carried, check_bound, entry_flag, restore_others
 from .cond import static_ifelse, static_ifexp, static_logical
 from .loop import static_for_loop, static_while
@@ -65,11 +65,13 @@ __all__ = [
     "convert_compare",
     "convert_for_loop",
     "convert_ifelse",
+    "convert_in",
     "convert_ifexp",
     "convert_logical_and",
     "convert_logical_not",
     "convert_logical_or",
     "convert_while_loop",
+    "dict_get",
     "entry_flag",
 ]
 
@@ -154,6 +156,44 @@ def convert_compare(left_fn, *pairs):
     if len(pairs) == 1:
         return result
     return convert_logical_and(lambda: result, lambda: convert_compare(lambda: right, *pairs[1:]))
+
+
+# -- dict entries set on one path --------------------------------------------------------------
+# An entry a static ``cond`` sets on one path only holds a placeholder on the other and carries
+# a bound flag (``carry.entry_flag``): ``key in d`` is that flag, ``d.get(key, default)`` the
+# entry or the default, chosen at run time.
+def _flag_of_entry(container, key):
+    if not isinstance(container, dict):
+        return None
+    try:
+        value = container[key] if key in container else None
+    except TypeError:  # an unhashable key: Python's own error comes from the plain test
+        return None
+    return None if value is None else entry_flag(value)
+
+
+def convert_in(item, container, negate=False):
+    """``item in container`` (``not in`` when ``negate``): for a dict entry set on some paths
+    only, its bound flag (a bool Variable), else Python's answer."""
+    flag = _flag_of_entry(container, item)
+    if flag is not None:
+        return layers().logical_not(flag) if negate else flag
+    return (item not in container) if negate else (item in container)
+
+
+def dict_get(d, key, default=None):
+    """``d.get(key, default)``: for an entry set on some paths only, the entry or ``default``
+    as the run takes it (a ``cond`` for a Tensor ``default`` of the entry's rank; else a
+    value that is one of the two, which the function may return or test)."""
+    flag = _flag_of_entry(d, key)
+    if flag is None:
+        return d.get(key, default)
+    entry = d[key]
+    if is_static(default) and is_static(entry) and \
+            len(default.shape or ()) == len(entry.shape or ()):
+        return static_ifexp(as_predicate(flag), lambda: entry, lambda: default)
+    lay = layers()
+    return PathUnion(lay.cast(lay.logical_not(flag), "int64"), [entry, default], flag)
 
 
 # -- while / for ----------------------------------------------------------------------------------

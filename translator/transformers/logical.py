@@ -1,4 +1,4 @@
-"""``and`` / ``or`` / ``not`` and chained comparisons.
+"""``and`` / ``or`` / ``not``, chained comparisons and ``in``.
 
 * ``a and b and c`` -> ``_d2s.convert_logical_and(lambda: a, lambda:
   _d2s.convert_logical_and(lambda: b, lambda: c))`` (``or`` alike): each operand is a thunk,
@@ -7,6 +7,8 @@
 * ``not x`` -> ``_d2s.convert_logical_not(x)``.
 * ``a < b <= c`` -> ``_d2s.convert_compare(lambda: a, ('Lt', lambda: b), ('LtE', lambda:
   c))``: the pairs are joined with the same ``and``, each operand evaluated at most once.
+* ``k in d`` / ``k not in d`` -> ``_d2s.convert_in(k, d, negate)``: a dict entry a Tensor
+  ``if`` set on one path only is in the dict exactly when that path ran (its bound flag).
 
 A ``for`` loop's ``extra_test`` annotation is converted too.
 
@@ -53,6 +55,12 @@ class _Logical(NodeTransformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn)):
+            # ``key in d``: a dict entry a tensor ``if`` set on one path is there at run time
+            return replace_as_expression(
+                "helpers.convert_in(item, container, negate)", origin=node,
+                helpers=self.ctx.helpers, item=node.left, container=node.comparators[0],
+                negate=constant(isinstance(node.ops[0], gast.NotIn)))
         if len(node.ops) < 2:
             return node
         pairs = [replace_as_expression("(op, lambda: operand)", origin=node,
