@@ -9,8 +9,11 @@ before, and after every run of the Program writes the values the run computed
 (:class:`Replay`): the static leaves of each written value are fetched with the outputs; a
 leaf standing for a Python number (a weak Variable, ``convert_state.is_weak``) comes back as
 that Python number, a tensor leaf as an eager Tensor. A write of Python values only (decided
-by Python conditions while tracing) is left as the trace made it and not repeated by later
-calls: like the Python conditions themselves, it is part of what the cached Program froze.
+by Python conditions while tracing) is written again after each run while every place
+written holds the value it had before the trace (``self.steps = self.steps + 1`` traces
+again when ``steps`` changed: a guard, as Dynamo's on the Python values it read; a guard on
+the places written only, not on every Python value read); a write of another Python object
+(a list changed in place) is left as the trace made it.
 A saved inference model has only the function's return values: it does not perform these
 writes.
 
@@ -50,6 +53,9 @@ class _Global:
     def __init__(self, namespace, name):
         self.namespace, self.name = namespace, name
 
+    def label(self):
+        return f"global {self.name}"
+
     def get(self):
         return self.namespace.get(self.name, _MISSING)
 
@@ -61,10 +67,13 @@ class _Global:
 
 
 class _Cell:
-    __slots__ = ("cell",)
+    __slots__ = ("cell", "name")
 
-    def __init__(self, cell):
-        self.cell = cell
+    def __init__(self, cell, name):
+        self.cell, self.name = cell, name
+
+    def label(self):
+        return f"nonlocal {self.name}"
 
     def get(self):
         try:
@@ -87,6 +96,9 @@ class _Attr:
 
     def __init__(self, obj, name):
         self.obj, self.name = obj, name
+
+    def label(self):
+        return f"{type(self.obj).__name__}.{self.name}"
 
     def get(self):
         return self.obj.__dict__.get(self.name, _MISSING)
@@ -128,7 +140,7 @@ class Writes:
             cells = dict(zip(code.co_freevars, function.__closure__ or ()))
             for name in sorted(_stored_names(code, ("STORE_DEREF", "DELETE_DEREF")) &
                                set(cells)):
-                self._add(("cell", name), _Cell(cells[name]))
+                self._add(("cell", name), _Cell(cells[name], name))
 
     def _add(self, key, place):
         if key not in self.places:
@@ -145,28 +157,54 @@ class Writes:
     def __exit__(self, *exc):
         _layer.ATTRIBUTE_OBSERVERS.remove(self._observe)
         _ACTIVE.remove(self)
-        self.after = []
+        self.after, self.plain = [], []
         for place, before in self.places.values():
             value = place.get()
             leaves, tree = structure.flatten(value, structure.ALL, sort_keys=False)
             if any(isinstance(v, Variable) for v in leaves):
                 self.after.append((place, tree, leaves))
                 place.set(before)
-            # NOTE: a write of Python values only (the path traced decided it) stays as the
-            # trace left it: Python state the Program does not compute is not replayed
+            elif _plain(before) and _plain(value):
+                self.plain.append((place, before, value))
+            # NOTE: any other write (an object changed in place, a Layer or list stored) stays
+            # as the trace left it
         return False
 
     def replay(self, block):
-        """A :class:`Replay` of the values holding Variables that the trace left (read on
-        exit), when those Variables are in ``block`` (the Program's global block); None when
-        there is nothing to write."""
+        """A :class:`Replay` of the values the trace left (read on exit): those holding
+        Variables, when the Variables are in ``block`` (the Program's global block), and the
+        plain Python ones with the values they had before the trace; None when there is
+        nothing to write."""
         entries = []
         for place, tree, leaves in self.after:
             if any(block.vars.get(v.name) is not v for v in leaves
                    if isinstance(v, Variable)):
                 continue  # a Variable local to a sub-block: cannot be fetched
             entries.append((place, tree, leaves))
-        return Replay(entries) if entries else None
+        return Replay(entries, self.plain) if entries or self.plain else None
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _plain(value):
+    """A value that is nothing but Python scalars (a number, a string, None, or tuples /
+    lists / dicts of them), or no value: what a guard can compare."""
+    if value is _MISSING:
+        return True
+    leaves, _ = structure.flatten(value, structure.ALL, sort_keys=False)
+    return all(type(v) in _PLAIN for v in leaves)
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # a comparison that does not give a truth value
+        return False
 
 
 def _python_number(var):
@@ -179,15 +217,30 @@ def _python_number(var):
 
 class Replay:
     """Writes the outside state after a run: ``variables`` are fetched with the outputs, and
-    :meth:`write` takes their values (in order)."""
+    :meth:`write` takes their values (in order); the plain Python values the trace wrote are
+    written again. Those hold only while the state they were computed from is as it was
+    before the trace (:meth:`holds`, checked before each call: else the function is traced
+    again, as Dynamo guards on the Python values it read)."""
 
-    def __init__(self, entries):
+    def __init__(self, entries, plain=()):
         self.entries = entries
+        self.plain = list(plain)  # (place, value before the trace, value after it)
         self.variables = [v for _, _, leaves in entries for v in leaves
                           if isinstance(v, Variable)]
         self.numbers = [_python_number(v) for v in self.variables]
 
+    def holds(self):
+        """True when every plain place written holds the value it had before the trace."""
+        return all(_same(place.get(), before) for place, before, _ in self.plain)
+
+    def changed(self):
+        """The places whose value no longer is the one the trace started from (labels)."""
+        return [place.label() for place, before, _ in self.plain
+                if not _same(place.get(), before)]
+
     def write(self, values):
+        for place, _, after in self.plain:
+            place.set(after)
         it = iter(zip(values, self.numbers))
         for place, tree, leaves in self.entries:
             out = []

@@ -41,6 +41,8 @@ __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "Eag
            "ProgramTranslator", "default_full_graph"]
 
 _state = {"enabled": True, "last": None}
+#: guard misses (outside Python state changed) after which a function's retraces are warned
+_STATE_RETRACE_WARNING = 8
 
 
 class ConcreteProgram:
@@ -75,7 +77,8 @@ class ConcreteProgram:
         self.function = function
         self._partial = None
         # a function returning one tensor: its result is the one value fetched
-        self._single = isinstance(outputs, _static.Variable) and len(self.fetch_vars) == 1
+        self._single = isinstance(outputs, _static.Variable) and len(self.fetch_vars) == 1 \
+            and replay is None
 
     @property
     def partial_program(self):
@@ -274,6 +277,7 @@ class StaticFunction:
         self._cache = {}
         self._bound = weakref.WeakKeyDictionary()
         self.translations = 0
+        self._state_retraces = 0
         self._log = CacheLog(getattr(function, "__qualname__", repr(function)))
         functools.update_wrapper(self, function)
 
@@ -324,6 +328,10 @@ class StaticFunction:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._translate(key, values)
+        elif concrete.__class__ is ConcreteProgram and concrete.replay is not None and \
+                not concrete.replay.holds():
+            self._retrace_for_state(concrete.replay.changed())
+            concrete = self._translate(key, values)
         if isinstance(concrete, EagerFallback):
             return self.rollback()(*args, **kwargs)
         _state["last"] = concrete
@@ -358,6 +366,17 @@ class StaticFunction:
             raise ValueError(f"{self.dygraph_function.__qualname__} declares no input_spec; "
                              "use get_concrete_program(*args)")
         return self.get_concrete_program()
+
+    def _retrace_for_state(self, changed):
+        """A Python value the cached Program wrote changed since its trace: translate again
+        (warned once when it keeps happening: a counter is best kept in a Tensor)."""
+        self._state_retraces += 1
+        if self._state_retraces == _STATE_RETRACE_WARNING:
+            logger.warning(
+                "%s was translated again %d times because Python state it writes changed "
+                "between calls (%s); keep such state in a Tensor (e.g. a buffer) to build one "
+                "Program", self.dygraph_function.__qualname__, self._state_retraces,
+                ", ".join(changed))
 
     def _translate(self, key, values, full_graph=None):
         fallback = None

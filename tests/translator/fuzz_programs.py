@@ -232,19 +232,27 @@ class _Gen:
             self.emit(depth, f"{target} = {target} + {t}")
 
     def global_(self, depth, defined, counters, nest):
-        """The global ``g`` written under a tensor condition (compared after the call; a
-        write decided by Python values alone is frozen into the cached Program)."""
-        self.emit(depth, f"if {self.rng.choice(sorted(defined))}.sum() > 0.0:")
+        """The global ``g`` written under a tensor or Python condition (compared after each
+        call: a Python value is written again, guarded on the value it was computed from)."""
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
         self.emit(depth + 1, f"g = {self.rng.choice(['1.5', '2', 'g + 1.0'])}")
         self.emit(depth, "else:")
         self.emit(depth + 1, f"g = {self.rng.choice(['0.5', 'g * 2.0', '3'])}")
 
     def dict_key(self, depth, defined, counters, nest):
-        """A dict whose key is set on one path only; returned."""
+        """A dict whose key is set on one path only; tested with ``in`` or read with ``get``,
+        and returned."""
         d = self.fresh("dk")
         self.emit(depth, f"{d} = {{'a': {self.rng.choice(sorted(defined))}}}")
         self.emit(depth, f"if {self.condition(defined, counters)}:")
         self.emit(depth + 1, f"{d}['b'] = {self.tensor_expr(defined, counters)}")
+        target, use = self.rng.choice(POOL), self.rng.choice(["in", "get", "none"])
+        if use == "in":
+            self.emit(depth, f"if 'b' in {d}:")
+            self.emit(depth + 1, f"{target} = {target} + {d}['b']")
+        elif use == "get":
+            self.emit(depth, f"{target} = {target} + {d}.get('b', {target} * 0.0)")
+        defined.add(target)
         self.extra.append(d)
 
     def appended(self, depth, defined, counters, nest):

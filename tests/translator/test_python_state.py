@@ -343,3 +343,57 @@ def entry_tests(x):
 def test_membership_and_get_of_a_dict_entry_set_on_one_path():
     for value in (1.0, -1.0):
         check_three_ways(entry_tests, (f32(value, 3.0),))
+
+
+class Counter(core.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+        self.phase = "cold"
+
+    @declarative
+    def forward(self, x):
+        self.steps = self.steps + 1
+        self.phase = "warm" if self.steps > 2 else "cold"
+        self.kind = "counter"
+        return x * self.steps
+
+
+def test_python_state_written_by_converted_code_counts_as_eagerly():
+    eager, converted = Counter(), Counter()
+    for _ in range(4):
+        e = run_eager(eager, (f32(1.0),))
+        c = run_declarative(converted, (f32(1.0),))
+        np.testing.assert_array_equal(e.numpy(), c.numpy())
+        assert (converted.steps, converted.phase, converted.kind) == \
+            (eager.steps, eager.phase, eager.kind)
+
+
+class Tagger(core.nn.Layer):
+    @declarative
+    def forward(self, x):
+        self.kind = "tagger"
+        return x + 1
+
+
+def test_python_state_that_does_not_change_keeps_one_program():
+    net = Tagger()
+    for _ in range(5):
+        run_declarative(net, (f32(1.0),))
+    # the first trace started without the attribute, the second from "tagger", which holds
+    assert net.kind == "tagger" and net.forward.translations == 2
+    net = Tagger()
+    net.kind = "tagger"
+    for _ in range(5):
+        run_declarative(net, (f32(1.0),))
+    assert net.forward.translations == 1
+
+
+def test_a_function_traced_again_for_its_state_is_warned_once(caplog):
+    net = Counter()
+    with caplog.at_level("WARNING", logger="translator"):
+        for _ in range(12):
+            run_declarative(net, (f32(1.0),))
+    warned = [r for r in caplog.records if "translated again" in r.getMessage()]
+    assert len(warned) == 1 and "Counter.steps" in warned[0].getMessage()
+    assert net.steps == 12
