@@ -15,21 +15,35 @@ What crosses the op, and how:
   ``self.d["k"]``: :class:`Targets`). Bodies are generated functions that rebind the
   enclosing function's names through ``nonlocal``: :func:`carry.carried` reads and writes those
   names (and targets) through the closure cells (``convert_state.closure_state``).
-* Structures. A carried value may be a tuple, list or dict of Tensors and Python values: it
-  crosses leaf by leaf (:func:`carry.flatten`) and is rebuilt after
-  (``core.static.structure.pack``). ``cond`` splits tuples, lists and dicts (a list the branches
-  leave untouched passes through whole); ``while_loop`` splits tuples and dicts, a Python list
-  becoming a tensor array (``tensor_list``). Both paths / the body must keep a name's structure;
-  a Python value must be the same on both paths or a number (which becomes a constant).
-* One-path names. A name (or attribute) bound on one path only -- one branch, or a loop that may
-  run no iteration -- is built anyway: on the other path it holds a placeholder
+* Structures: one model of Python values, a *nest*. A carried value may be a tuple, list or
+  dict (to any depth) of Tensors and Python values: it crosses leaf by leaf
+  (:func:`carry.flatten`) and is rebuilt after (``core.static.structure.pack``); tensor leaves
+  are operands of the op, Python leaves must be the same on both paths or numbers (which
+  become constants). ``cond`` splits tuples, lists and dicts (a list the branches leave
+  untouched passes through whole); ``while_loop`` splits them too, except the lists of a name
+  whose length the body changes: those become tensor arrays (``tensor_list``; learnt by a
+  re-trace), which then behave as the lists they stand for (``len``, iteration, indexing,
+  item assignment, slices, ``pop``) and come out of a declarative function as Python lists of
+  Tensors. Both paths / the body must otherwise keep a name's structure; a value whose rank
+  or structure differs between the paths of an ``if`` is every alternative plus a selector
+  (``convert_state.PathUnion``), which may be returned but not computed with.
+* Outside state: ``global`` names are carried as items of ``globals()`` (a :class:`Targets`
+  entry), ``nonlocal`` names are live after every construct; what the trace leaves in
+  attributes, globals and nonlocals is fetched and written back after every run
+  (``translator/outside_state.py``).
+* One-path names. A name (or attribute, or dict entry) bound on one path only -- one branch
+  (also one that ``del``-etes it: ``convert_state.Deleted``), or a loop that may run no
+  iteration -- is built anyway: on the other path it holds a placeholder
   (:func:`carry.placeholder`: zeros of the same structure) and the op carries one more output,
   its *bound flag* (a bool Variable). Each later read (``_d2s.check_bound``, which the
   ``unbound`` pass wraps around reads) appends an ``Assert`` on the flag, so a run fails --
   naming the line that assigns the name and the line that reads it -- only when it really takes
   the path that left it unbound. A pending return value (``convert_state.PendingReturn``) gets
   the placeholder without a flag: the return flag guards every read of it. Paths that return
-  different structures give a ``convert_state.PathUnion``.
+  different structures give a ``convert_state.PathUnion``. A dict entry's flag also answers
+  ``key in d`` and chooses what ``d.get(key, default)`` gives (:func:`convert_in`,
+  :func:`dict_get`), and a declarative function's result leaves the entry out when its path
+  did not run.
 * Python numbers. A number crossing a ``cond`` becomes a constant of the dtype both paths
   promote to as eager code promotes them (``convert_state.promoted_dtype``), still *weak*
   (``convert_state.mark_weak``) when it is a number on both; a loop variable holding a Python
