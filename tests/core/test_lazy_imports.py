@@ -10,7 +10,8 @@ import core
 LAZY_MODULES = ["core.io.dataloader", "core.io.worker", "core.io.dataset", "core.reader",
                 "core.dataset", "core.distributed", "core.dygraph", "core.imperative",
                 "core.contrib", "core.onnx", "core.static.graph_html", "multiprocessing",
-                "concurrent.futures"]
+                "concurrent.futures", "translator.consistency_check", "translator.flow_report",
+                "translator.linter", "translator.onnx"]
 
 
 def test_import_leaves_the_optional_parts_unloaded():
@@ -36,6 +37,18 @@ def test_lazy_names_resolve_to_the_module_values():
             program_to_html) == (dp, b, dl, dbs, gwi, html)
     assert core.program_to_html is html and core.dataset.mnist is not None
     assert core.dygraph.DataParallel is dp and core.imperative.DataParallel is dp
+
+
+def test_the_translator_tools_load_on_first_use():
+    import translator
+    from translator.consistency_check import check
+    from translator.flow_report import report
+    from translator.linter import lint
+
+    assert (translator.check, translator.report, translator.lint) == (check, report, lint)
+    assert {"check", "report", "lint", "onnx"} <= set(dir(translator))
+    with pytest.raises(AttributeError, match="'translator' has no attribute 'nope'"):
+        translator.nope  # noqa: B018 - the error names the module
 
 
 def test_public_names_are_listed_and_reachable():
