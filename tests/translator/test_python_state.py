@@ -397,3 +397,35 @@ def test_a_function_traced_again_for_its_state_is_warned_once(caplog):
     warned = [r for r in caplog.records if "translated again" in r.getMessage()]
     assert len(warned) == 1 and "Counter.steps" in warned[0].getMessage()
     assert net.steps == 12
+
+
+@declarative
+def bound_on_both_paths(x, n):
+    if x.sum() > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    i = core.layers.zeros_like(n)
+    while i < n:
+        y = core.layers.tanh(y) + 0.1
+        i = i + 1
+    return y
+
+
+@declarative
+def bound_on_one_path(x):
+    if x.sum() > 0:
+        y = x * 2.0
+    return y
+
+
+def _op_types(fn, *args):
+    program = fn.get_concrete_program(*[core.to_tensor(a) for a in args]).main_program
+    return [op.type for block in program.blocks for op in block.ops]
+
+
+def test_a_name_every_path_binds_gets_no_run_time_check():
+    assert "assert" not in _op_types(bound_on_both_paths, f32(1.0), i64([3]))
+    check_three_ways(bound_on_both_paths, (f32(1.0), i64([3])), (f32(-1.0), i64([0])))
+    assert "assert" in _op_types(bound_on_one_path, f32(1.0))
+    check_three_ways(bound_on_one_path, (f32(1.0),), (f32(-1.0),))

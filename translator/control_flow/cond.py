@@ -277,10 +277,17 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         tree, plan, _, _ = layout[k]
         final[k] = structure.pack(tree, [next(it) if spec is _OUT else spec for spec in plan])
     for k, flag in zip(flagged, flags):
-        if layout[k] is not None:
+        # NOTE: bound on both paths (each branch assigned it): the flag is true whatever the
+        # run takes, and later reads need no run-time check
+        if layout[k] is not None and not all(_surely_bound(v[k]) for _, v in runs):
             assigned = next((assigned_where(v[k]) for _, v in runs if not is_undefined(v[k])), "")
             mark_maybe_unbound(final[k], flag, names[k], assigned)
     set_args(tuple(final))
+
+
+def _surely_bound(value):
+    """A branch's value of a name that holds a value on every run of that branch."""
+    return not is_undefined(value) and not is_maybe_unbound(value)
 
 
 def _cast(var, dtype):
