@@ -18,7 +18,7 @@ A saved inference model has only the function's return values: it does not perfo
 writes.
 
 Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), wherever the
-Layer code runs during the trace; ``global`` and ``nonlocal`` names are those the traced
+Layer code runs during the trace, except on Layers the trace itself creates; ``global`` and ``nonlocal`` names are those the traced
 function itself rebinds (``STORE_GLOBAL`` / ``STORE_DEREF`` in its code and its nested
 code). A value holding a Variable local to a ``cond`` / ``while`` block (not carried out of
 it) cannot be fetched: the state keeps the value it had before the call.
@@ -127,6 +127,7 @@ class Writes:
 
     def __init__(self, function):
         self.places = {}  # key -> (place, value before the trace)
+        self.born, self.keep = set(), []  # the Layers the trace created
         self.add_function(function)
 
     def add_function(self, function):
@@ -147,7 +148,11 @@ class Writes:
             self.places[key] = (place, place.get())
 
     def _observe(self, obj, name, value):
-        self._add((id(obj), name), _Attr(obj, name))
+        if name is None:  # a Layer created by the trace itself: its state is not outside
+            self.born.add(id(obj))
+            self.keep.append(obj)  # alive until the trace ends, so its id is not reused
+        elif id(obj) not in self.born:
+            self._add((id(obj), name), _Attr(obj, name))
 
     def __enter__(self):
         _layer.ATTRIBUTE_OBSERVERS.append(self._observe)
@@ -157,6 +162,7 @@ class Writes:
     def __exit__(self, *exc):
         _layer.ATTRIBUTE_OBSERVERS.remove(self._observe)
         _ACTIVE.remove(self)
+        self.born, self.keep = set(), []
         self.after, self.plain = [], []
         for place, before in self.places.values():
             value = place.get()

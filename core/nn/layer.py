@@ -29,9 +29,10 @@ from ..tensor import Parameter, Tensor
 __all__ = ["ATTRIBUTE_OBSERVERS", "HookRemoveHelper", "Layer"]
 
 
-#: observers of plain attribute writes (``layer.x = value``): each is called with ``(layer,
-#: name, value)`` before the write. The translator registers one while it traces a function,
-#: to replay such writes after every run of the Program (see ``translator.outside_state``).
+#: observers of plain attribute writes (``layer.x = value``): the innermost is called with
+#: ``(layer, name, value)`` before the write, and with ``(layer, None, None)`` when a Layer is
+#: created. The translator registers one while it traces a function, to replay such writes
+#: after every run of the Program (see ``translator.outside_state``).
 ATTRIBUTE_OBSERVERS = []
 
 
@@ -78,6 +79,8 @@ class Layer:
         d["_non_persistable_buffer_names"] = set()
         d["_forward_pre_hooks"] = collections.OrderedDict()
         d["_forward_post_hooks"] = collections.OrderedDict()
+        if ATTRIBUTE_OBSERVERS:
+            ATTRIBUTE_OBSERVERS[-1](self, None, None)
 
     # -- identity --------------------------------------------------------------------------------
     def full_name(self):

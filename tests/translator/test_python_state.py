@@ -429,3 +429,18 @@ def test_a_name_every_path_binds_gets_no_run_time_check():
     check_three_ways(bound_on_both_paths, (f32(1.0), i64([3])), (f32(-1.0), i64([0])))
     assert "assert" in _op_types(bound_on_one_path, f32(1.0))
     check_three_ways(bound_on_one_path, (f32(1.0),), (f32(-1.0),))
+
+
+class MakesALayer(core.nn.Layer):
+    @declarative
+    def forward(self, x):
+        helper = core.nn.Dropout(0.5)  # a Layer of the call's own: not outside state
+        helper.eval()
+        return helper(x) + 1
+
+
+def test_layers_created_by_the_traced_function_are_not_outside_state():
+    net = MakesALayer()
+    for _ in range(3):
+        check_three_ways(net, (f32(1.0, 2.0),))
+    assert net.forward.translations == 1
