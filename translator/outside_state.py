@@ -18,9 +18,10 @@ A saved inference model has only the function's return values: it does not perfo
 writes.
 
 Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), wherever the
-Layer code runs during the trace, except on Layers the trace itself creates; ``global`` and ``nonlocal`` names are those the traced
-function itself rebinds (``STORE_GLOBAL`` / ``STORE_DEREF`` in its code and its nested
-code). A value holding a Variable local to a ``cond`` / ``while`` block (not carried out of
+Layer code runs during the trace, except on Layers the trace itself creates; ``global`` and
+``nonlocal`` names are those the traced function itself rebinds (``STORE_GLOBAL`` /
+``STORE_DEREF`` in its code and its nested code) and the functions it calls through
+``convert_call``. A value holding a Variable local to a ``cond`` / ``while`` block (not carried out of
 it) cannot be fetched: the state keeps the value it had before the call.
 """
 import dis
