@@ -21,8 +21,8 @@ Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), whe
 Layer code runs during the trace, except on Layers the trace itself creates; ``global`` and
 ``nonlocal`` names are those the traced function itself rebinds (``STORE_GLOBAL`` /
 ``STORE_DEREF`` in its code and its nested code) and the functions it calls through
-``convert_call``. A value holding a Variable local to a ``cond`` / ``while`` block (not carried out of
-it) cannot be fetched: the state keeps the value it had before the call.
+``convert_call``. A value holding a Variable local to a ``cond`` / ``while`` block (not
+carried out of it) cannot be fetched: the state keeps the value it had before the call.
 """
 import dis
 import types
