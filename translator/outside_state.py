@@ -30,6 +30,7 @@ import types
 from core.nn import layer as _layer
 from core.static import Variable, structure
 
+from .control_flow import entry_flag
 from .convert_state import is_weak
 
 __all__ = ["Replay", "Writes", "note_function"]
@@ -169,7 +170,9 @@ class Writes:
             value = place.get()
             leaves, tree = structure.flatten(value, structure.ALL, sort_keys=False)
             if any(isinstance(v, Variable) for v in leaves):
-                self.after.append((place, tree, leaves))
+                # a value set on some paths only carries its bound flag: when the run took
+                # another path, the place keeps the value it holds
+                self.after.append((place, before, tree, leaves, entry_flag(value)))
                 place.set(before)
             elif _plain(before) and _plain(value):
                 self.plain.append((place, before, value))
@@ -183,11 +186,11 @@ class Writes:
         plain Python ones with the values they had before the trace; None when there is
         nothing to write."""
         entries = []
-        for place, tree, leaves in self.after:
-            if any(block.vars.get(v.name) is not v for v in leaves
+        for place, before, tree, leaves, flag in self.after:
+            if any(block.vars.get(v.name) is not v for v in leaves + [flag]
                    if isinstance(v, Variable)):
                 continue  # a Variable local to a sub-block: cannot be fetched
-            entries.append((place, tree, leaves))
+            entries.append((place, before, tree, leaves, flag))
         return Replay(entries, self.plain) if entries or self.plain else None
 
 
@@ -214,6 +217,10 @@ def _same(a, b):
         return False
 
 
+def _host(value):
+    return value.numpy() if hasattr(value, "numpy") else value
+
+
 def _python_number(var):
     """The Python type a weak scalar Variable stands for, else None."""
     if not is_weak(var) or any(d != 1 for d in (var.shape or ())):
@@ -232,9 +239,11 @@ class Replay:
     def __init__(self, entries, plain=()):
         self.entries = entries
         self.plain = list(plain)  # (place, value before the trace, value after it)
-        self.variables = [v for _, _, leaves in entries for v in leaves
-                          if isinstance(v, Variable)]
-        self.numbers = [_python_number(v) for v in self.variables]
+        values = [v for _, _, _, leaves, _ in entries for v in leaves
+                  if isinstance(v, Variable)]
+        self.numbers = [_python_number(v) for v in values]
+        self.flags = [flag for _, _, _, _, flag in entries if flag is not None]
+        self.variables = values + self.flags
 
     def holds(self):
         """True when every plain place written holds the value it had before the trace."""
@@ -248,8 +257,14 @@ class Replay:
     def write(self, values):
         for place, _, after in self.plain:
             place.set(after)
+        flags = iter(values[len(values) - len(self.flags):])
         it = iter(zip(values, self.numbers))
-        for place, tree, leaves in self.entries:
+        for place, before, tree, leaves, flag in self.entries:
+            if flag is not None and not bool(_host(next(flags))):
+                # the path that sets it did not run: the place keeps what it holds
+                for _ in range(sum(isinstance(v, Variable) for v in leaves)):
+                    next(it)
+                continue
             out = []
             for leaf in leaves:
                 if not isinstance(leaf, Variable):
@@ -257,7 +272,6 @@ class Replay:
                     continue
                 value, number = next(it)
                 if number is not None:
-                    array = value.numpy() if hasattr(value, "numpy") else value
-                    value = number(array.reshape(-1)[0])
+                    value = number(_host(value).reshape(-1)[0])
                 out.append(value)
             place.set(structure.pack(tree, out))

@@ -104,7 +104,7 @@ class _Gen:
                 if returns:
                     return defined, True
             elif kind in ("while_", "for_range", "for_list", "nest", "no_grad", "delete",
-                          "global_", "dict_key", "appended", "shadow"):
+                          "global_", "attr_", "dict_key", "appended", "shadow"):
                 getattr(self, kind)(depth, defined, counters, nest)
             elif kind == "jump":
                 self.emit(depth, f"if {self.condition(defined, counters)}:")
@@ -122,7 +122,7 @@ class _Gen:
         if nest < self.max_depth:
             kinds += ["if", "while_", "for_range", "for_list"]
             if self.state:
-                kinds += ["nest", "no_grad", "delete", "global_"]
+                kinds += ["nest", "no_grad", "delete", "global_", "attr_"]
         if nest == 0 and self.state:  # at the top: bound on every path, and returned
             kinds += ["dict_key", "appended", "shadow"]
         if in_loop:
@@ -239,6 +239,15 @@ class _Gen:
         self.emit(depth, "else:")
         self.emit(depth + 1, f"g = {self.rng.choice(['0.5', 'g * 2.0', '3'])}")
 
+    def attr_(self, depth, defined, counters, nest):
+        """The attribute ``st.a`` of a Layer outside the function written under a condition,
+        on one path or both (compared after each call)."""
+        self.emit(depth, f"if {self.condition(defined, counters)}:")
+        self.emit(depth + 1, f"st.a = {self.tensor_expr(defined, counters)}")
+        if self.rng.random() < 0.5:
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"st.a = {self.tensor_expr(defined, counters)}")
+
     def dict_key(self, depth, defined, counters, nest):
         """A dict whose key is set on one path only; tested with ``in`` or read with ``get``,
         and returned."""
@@ -307,9 +316,23 @@ def load(source, name="f"):
     _loaded[0] += 1
     filename = f"<fuzz-program-{_loaded[0]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"core": core, "g": 0.0}
+    namespace = {"core": core, "g": 0.0, "st": _State()}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
+
+
+class _State(core.nn.Layer):
+    """A Layer outside the programs whose attribute ``a`` they write."""
+
+
+def _outside(state):
+    """The global ``g`` and the attribute ``st.a`` (None when unset) after a run."""
+    return state["g"], state["st"].__dict__.get("a")
+
+
+def _reset(state):
+    state["g"] = 0.0
+    state["st"].__dict__.pop("a", None)
 
 
 class _Host(core.nn.Layer):
@@ -335,20 +358,24 @@ def check_program(source, as_layer=False, inputs=INPUTS):
     state = fn.__globals__
     for x, n, k in inputs:
         args = _args(x, n, k)
-        state["g"] = 0.0
+        _reset(state)
         expected = run_eager(target, args)
-        expected_g = state["g"]
+        expected_g, expected_a = _outside(state)
         if isinstance(expected, BaseException) and not isinstance(expected, UnboundLocalError):
             return f"eager raised {expected!r} on n={n}, k={k} (generator bug)"
         for how, run in (("declarative", run_declarative), ("program", run_program)):
-            state["g"] = 0.0
+            _reset(state)
             got = run(target, args)
             try:
                 assert_same(expected, got, how)
                 if how == "declarative" and not isinstance(expected, BaseException):
+                    g, a = _outside(state)
                     # the paths' numbers promote to one type (1.5 or 3 gives 3.0)
-                    assert isinstance(state["g"], (int, float)) and \
-                        state["g"] == expected_g, f"global g: {state['g']!r} != {expected_g!r}"
+                    assert isinstance(g, (int, float)) and g == expected_g, \
+                        f"global g: {g!r} != {expected_g!r}"
+                    assert (a is None) == (expected_a is None), f"st.a: {a!r} != {expected_a!r}"
+                    if a is not None:
+                        assert_same(expected_a, a, "st.a")
             except Exception as e:  # a disagreement, or a value that is no eager value
                 kind = "Layer.forward" if as_layer else "function"
                 return f"{kind}, n={n}, k={k}: {e}"

@@ -444,3 +444,21 @@ def test_layers_created_by_the_traced_function_are_not_outside_state():
     for _ in range(3):
         check_three_ways(net, (f32(1.0, 2.0),))
     assert net.forward.translations == 1
+
+
+class MarksPositive(core.nn.Layer):
+    @declarative
+    def forward(self, x):
+        if x.sum() > 0:
+            self.positive = x * 2
+        return x
+
+
+def test_an_attribute_set_on_one_path_is_set_only_when_that_path_ran():
+    net = MarksPositive()
+    run_declarative(net, (f32(-1.0),))
+    assert "positive" not in net.__dict__
+    run_declarative(net, (f32(2.0),))
+    np.testing.assert_array_equal(net.positive.numpy(), f32(4.0))
+    run_declarative(net, (f32(-3.0),))  # keeps the value the last positive call left
+    np.testing.assert_array_equal(net.positive.numpy(), f32(4.0))

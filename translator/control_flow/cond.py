@@ -110,6 +110,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
     flagged = [k for k in out_idx if (is_undefined(init[k]) and not is_pending(init[k])) or
                is_maybe_unbound(init[k]) or k in unbinds]
     runs = []  # (side, values) in the order cond runs the branches
+    unsure = set()  # flagged names some branch may leave unbound
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
     program = default_main_program()
@@ -196,6 +197,8 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
                            for v, c, i in zip(get_args(), copies, init))
             first = runs[0] if runs else None
             runs.append((side, values))
+            # judged while the branch's block is current: a flag made inside it is visible
+            unsure.update(k for k in flagged if not _surely_bound(values[k]))
             for k in out_idx:
                 if k not in flagged and is_undefined(values[k]) and not is_pending(values[k]):
                     raise _NeedsFlag(k)
@@ -279,7 +282,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
     for k, flag in zip(flagged, flags):
         # NOTE: bound on both paths (each branch assigned it): the flag is true whatever the
         # run takes, and later reads need no run-time check
-        if layout[k] is not None and not all(_surely_bound(v[k]) for _, v in runs):
+        if layout[k] is not None and k in unsure:
             assigned = next((assigned_where(v[k]) for _, v in runs if not is_undefined(v[k])), "")
             mark_maybe_unbound(final[k], flag, names[k], assigned)
     set_args(tuple(final))
