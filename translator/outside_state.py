@@ -172,7 +172,7 @@ class Writes:
             if any(isinstance(v, Variable) for v in leaves):
                 # a value set on some paths only carries its bound flag: when the run took
                 # another path, the place keeps the value it holds
-                self.after.append((place, before, tree, leaves, entry_flag(value)))
+                self.after.append((place, tree, leaves, entry_flag(value)))
                 place.set(before)
             elif _plain(before) and _plain(value):
                 self.plain.append((place, before, value))
@@ -186,11 +186,11 @@ class Writes:
         plain Python ones with the values they had before the trace; None when there is
         nothing to write."""
         entries = []
-        for place, before, tree, leaves, flag in self.after:
+        for place, tree, leaves, flag in self.after:
             if any(block.vars.get(v.name) is not v for v in leaves + [flag]
                    if isinstance(v, Variable)):
                 continue  # a Variable local to a sub-block: cannot be fetched
-            entries.append((place, before, tree, leaves, flag))
+            entries.append((place, tree, leaves, flag))
         return Replay(entries, self.plain) if entries or self.plain else None
 
 
@@ -239,10 +239,10 @@ class Replay:
     def __init__(self, entries, plain=()):
         self.entries = entries
         self.plain = list(plain)  # (place, value before the trace, value after it)
-        values = [v for _, _, _, leaves, _ in entries for v in leaves
+        values = [v for _, _, leaves, _ in entries for v in leaves
                   if isinstance(v, Variable)]
         self.numbers = [_python_number(v) for v in values]
-        self.flags = [flag for _, _, _, _, flag in entries if flag is not None]
+        self.flags = [flag for _, _, _, flag in entries if flag is not None]
         self.variables = values + self.flags
 
     def holds(self):
@@ -259,7 +259,7 @@ class Replay:
             place.set(after)
         flags = iter(values[len(values) - len(self.flags):])
         it = iter(zip(values, self.numbers))
-        for place, before, tree, leaves, flag in self.entries:
+        for place, tree, leaves, flag in self.entries:
             if flag is not None and not bool(_host(next(flags))):
                 # the path that sets it did not run: the place keeps what it holds
                 for _ in range(sum(isinstance(v, Variable) for v in leaves)):
