@@ -33,7 +33,7 @@ from core.static import Variable, structure
 from .control_flow import entry_flag
 from .convert_state import is_weak
 
-__all__ = ["Replay", "Writes", "note_function"]
+__all__ = ["Replay", "Writes", "host_value", "note_function"]
 
 _MISSING = object()
 
@@ -217,7 +217,9 @@ def _same(a, b):
         return False
 
 
-def _host(value):
+def host_value(value):
+    """A fetched value as an array: an eager Tensor's (a declarative call), or the array
+    itself (``Executor.run``)."""
     return value.numpy() if hasattr(value, "numpy") else value
 
 
@@ -260,7 +262,7 @@ class Replay:
         flags = iter(values[len(values) - len(self.flags):])
         it = iter(zip(values, self.numbers))
         for place, tree, leaves, flag in self.entries:
-            if flag is not None and not bool(_host(next(flags))):
+            if flag is not None and not bool(host_value(next(flags))):
                 # the path that sets it did not run: the place keeps what it holds
                 for _ in range(sum(isinstance(v, Variable) for v in leaves)):
                     next(it)
@@ -272,6 +274,6 @@ class Replay:
                     continue
                 value, number = next(it)
                 if number is not None:
-                    value = number(_host(value).reshape(-1)[0])
+                    value = number(host_value(value).reshape(-1)[0])
                 out.append(value)
             place.set(structure.pack(tree, out))

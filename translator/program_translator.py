@@ -34,7 +34,7 @@ from .control_flow import entry_flag
 from .convert_calls import TensorRecursionError
 from .convert_state import PathUnion, translation_guard
 from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
-from .outside_state import Writes
+from .outside_state import Writes, host_value
 from .partial_program import PartialProgram, save_program
 
 __all__ = ["declarative", "to_static", "StaticFunction", "ConcreteProgram", "EagerFallback",
@@ -115,7 +115,7 @@ class ConcreteProgram:
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
         packed = pack(outputs, results)
         for (path, _), flag in zip(self.entry_flags, flags):
-            if not bool(flag.numpy() if hasattr(flag, "numpy") else flag):
+            if not bool(host_value(flag)):
                 _remove_entry(packed, path)
         return packed
 
@@ -170,8 +170,7 @@ def _chosen(value, by_var):
     PathUnion the alternative its selector chose, packed the same way."""
     if isinstance(value, PathUnion):
         selected = by_var[id(value.selector)]
-        alt = value.alternatives[int(selected.numpy() if hasattr(selected, "numpy")
-                                     else selected)]
+        alt = value.alternatives[int(host_value(selected))]
         return pack(alt, [_chosen(v, by_var) for v in flatten(alt)])
     return by_var[id(value)] if isinstance(value, _static.Variable) else value
 
