@@ -95,32 +95,30 @@ def _add_bias(out, bias, last):
     return apply("elementwise_add", [out, bias], {"axis": -1 if last else 1})
 
 
+def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, d, api):
+    """The ``conv{d}d`` op (d 2 or 3) plus the bias."""
+    last, stride, pads, dilation = _geometry(x, weight, stride, padding, dilation, d,
+                                             data_format, api)
+    out = apply(f"conv{d}d", [x, weight],
+                {"strides": stride, "paddings": pads, "dilations": dilation,
+                 "groups": check_int(groups, "groups", api, minimum=1),
+                 "data_format": data_format})
+    return _add_bias(out, bias, last)
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution with ``weight`` of shape ``[out, in / groups, kh, kw]``."""
     api = "conv2d"
     check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
     check_pair(stride, "stride", api, minimum=1)
-    last, stride, pads, dilation = _geometry(x, weight, stride, padding, dilation, 2,
-                                             data_format, api)
-    out = apply("conv2d", [x, weight],
-                {"strides": stride, "paddings": pads, "dilations": dilation,
-                 "groups": check_int(groups, "groups", api, minimum=1),
-                 "data_format": data_format})
-    return _add_bias(out, bias, last)
+    return _conv(x, weight, bias, stride, padding, dilation, groups, data_format, 2, api)
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCDHW", name=None):
     """3-D convolution with ``weight`` of shape ``[out, in / groups, kd, kh, kw]``."""
-    api = "conv3d"
-    last, stride, pads, dilation = _geometry(x, weight, stride, padding, dilation, 3,
-                                             data_format, api)
-    out = apply("conv3d", [x, weight],
-                {"strides": stride, "paddings": pads, "dilations": dilation,
-                 "groups": check_int(groups, "groups", api, minimum=1),
-                 "data_format": data_format})
-    return _add_bias(out, bias, last)
+    return _conv(x, weight, bias, stride, padding, dilation, groups, data_format, 3, "conv3d")
 
 
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
