@@ -231,7 +231,7 @@ def clip(x, min=None, max=None, name=None):
 
 def where(condition, x=None, y=None, name=None):
     """``paddle.where``: ``x`` where ``condition`` holds, else ``y`` (broadcast); with only
-    ``condition``, the indices of its true entries (:func:`nonzero`, eager mode)."""
+    ``condition``, the indices of its true entries (``nonzero(condition, as_tuple=True)``)."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:

@@ -5,12 +5,16 @@ Ops that work on the last axis (``topk``) or the first (``gather``) reach any ot
 moving it there with ``transpose`` and back; smallest-first orders are the largest-first order
 of ``-x``. So every function works eagerly, in static programs and in converted code, with the
 gradients of the ops it is made of. ``masked_select`` and ``nonzero`` have a result whose size
-depends on the values: they run in eager mode and say so in a static program.
+depends on the values: their ops (``masked_select``, ``where_index``) give a static Variable -1
+in that dimension and make the real shape when the program runs.
 """
 import numpy as np
 
 from . import layers as _L
 from . import mode as _mode
+from .checks import check_variable
+from .dispatch import apply as _apply
+from .ops._shapes import ShapeError, broadcast_shapes
 from .tensor import to_tensor
 
 __all__ = ["argsort", "flip", "gather", "index_select", "masked_select", "nonzero", "scatter",
@@ -109,36 +113,30 @@ def _index(array):
     return to_tensor(array) if _mode.in_dynamic_mode() else _L.assign(array)
 
 
-def _eager_only(api, x):
-    if not _mode.in_dynamic_mode():
-        raise TypeError(f"{api}(): the size of the result depends on the values of "
-                        f"'{getattr(x, 'name', x)}', which a static program does not know while "
-                        f"it is built; use where(mask, x, zeros) to keep the shape")
-
-
 def masked_select(x, mask, name=None):
     """``paddle.masked_select``: the 1-D tensor of the entries of ``x`` where the bool tensor
-    ``mask`` (broadcast to ``x``) is true, in row-major order. Eager mode only."""
-    _eager_only("masked_select", x)
-    m = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask)
-    if m.dtype != np.bool_:
-        raise TypeError(f"masked_select(): argument 'mask' must be a bool tensor, got {m.dtype}")
+    ``mask`` is true (``x`` and ``mask`` broadcast together), in row-major order. In a static
+    program its length is -1 until the program runs; the gradient flows back to ``x``."""
+    check_variable(x, "x", "masked_select")
+    check_variable(mask, "mask", "masked_select", ("bool",))
     try:
-        m = np.broadcast_to(m, tuple(x.shape))
-    except ValueError:
-        raise ValueError(f"masked_select(): 'mask' of shape {list(m.shape)} does not broadcast "
-                         f"to x's shape {list(x.shape)}") from None
-    return _L.gather(_L.reshape(x, [-1]), to_tensor(np.flatnonzero(m).astype("int64")))
+        broadcast_shapes(x.shape, mask.shape)
+    except ShapeError:
+        raise ValueError(f"masked_select(): 'mask' of shape {list(mask.shape)} does not "
+                         f"broadcast with x's shape {list(x.shape)}") from None
+    return _apply("masked_select", [x, mask])
 
 
 def nonzero(x, as_tuple=False):
     """``paddle.nonzero``: the indices of the non-zero entries of ``x``, an int64 tensor of
-    shape [count, rank] (or a tuple of rank [count, 1] tensors). Eager mode only."""
-    _eager_only("nonzero", x)
-    idx = np.argwhere(np.asarray(x.numpy())).astype("int64")
-    if as_tuple:
-        return tuple(to_tensor(idx[:, i:i + 1].copy()) for i in range(idx.shape[1]))
-    return to_tensor(idx)
+    shape [count, rank] (or a tuple of rank [count, 1] tensors); ``count`` is -1 in a static
+    program until it runs."""
+    check_variable(x, "x", "nonzero")
+    out = _apply("where_index", [x])
+    if not as_tuple:
+        return out
+    return tuple(_L.slice(out, axes=[1], starts=[i], ends=[i + 1])
+                 for i in range(len(x.shape)))
 
 
 def scatter(x, index, updates, overwrite=True, name=None):

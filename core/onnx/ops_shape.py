@@ -1,6 +1,6 @@
 """ONNX mappers of the shape, indexing and creation ops: reshape, transpose, concat, split,
 stack / unstack, squeeze / unsqueeze, flatten, expand / tile, pad, slice, gather / gather_nd,
-scatter, getitem, shape, and the constant-making ops.
+where_index / masked_select, scatter, getitem, shape, and the constant-making ops.
 
 Ops without inputs (``fill_constant``, ``range``, ``linspace``, ``assign_value``) become
 initializers computed by the op's own numpy kernel, so they equal the executor's values."""
@@ -233,6 +233,25 @@ def _gather_nd(g, v):
         raise ExportError("gather_nd: an index with an empty last dim has no ONNX form")
     idx = g.cast(v.x("Index"), v.var("Index").dtype, np.int64)
     return {"Out": g.node("GatherND", [v.x("X"), idx], hint=v.out_hint("Out"))}
+
+
+@mapper("where_index")
+def _where_index(g, v):
+    """NonZero gives ``[rank, count]``; the op's rows are the transpose."""
+    nz = g.node("NonZero", [v.x("Condition")])
+    return {"Out": g.node("Transpose", [nz], perm=[1, 0], hint=v.out_hint("Out"))}
+
+
+@mapper("masked_select")
+def _masked_select(g, v):
+    """X and Mask broadcast together (a Where of X with itself takes the common shape, Expand
+    the mask to it), flattened, then Compress keeps the entries the mask holds."""
+    x = v.x("X")
+    mask = g.cast(v.x("Mask"), v.var("Mask").dtype, bool)
+    full = g.node("Where", [mask, x, x])
+    mask = g.node("Expand", [mask, g.shape_of(full)])
+    return {"Y": g.node("Compress", [g.reshape(full, [-1]), g.reshape(mask, [-1])], axis=0,
+                        hint=v.out_hint("Y"))}
 
 
 @mapper("scatter")

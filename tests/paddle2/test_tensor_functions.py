@@ -245,16 +245,19 @@ def test_masked_select_and_nonzero_eager():
         np.testing.assert_array_equal(got.numpy()[:, 0], want)
 
 
-def test_masked_select_in_a_static_program_says_why():
+def test_masked_select_in_a_static_program_has_a_data_dependent_length():
     main = core.static.Program()
     with core.static.program_guard(main, core.static.Program()):
         core.enable_static()
         try:
             x = core.static.data("x", [2, 3], "float32")
-            with pytest.raises(TypeError, match="depends on the values"):
-                paddle.masked_select(x, x > 0)
+            out = paddle.masked_select(x, x > 0)
         finally:
             core.disable_static()
+    assert list(out.shape) == [-1]
+    data = np.array([[1, -1, 2], [0, 3, -4]], "float32")
+    got, = core.static.Executor(core.CPUPlace()).run(main, feed={"x": data}, fetch_list=[out])
+    np.testing.assert_array_equal(got, [1, 2, 3])
 
 
 def test_random_functions():
@@ -290,6 +293,9 @@ def test_random_functions():
     (lambda: paddle.expand(paddle.to_tensor(M), [2, 4]), ValueError, "dimension"),
     (lambda: paddle.where(paddle.to_tensor(X) > 0, paddle.to_tensor(X)), ValueError, "'y'"),
     (lambda: paddle.masked_select(paddle.to_tensor(X), paddle.to_tensor(X)), TypeError, "bool"),
+    (lambda: paddle.masked_select(paddle.to_tensor(X), paddle.to_tensor(M > 0)), ValueError,
+     "'mask'"),
+    (lambda: paddle.nonzero(X), TypeError, "'x'"),
     (lambda: paddle.bmm(paddle.to_tensor(M), paddle.to_tensor(M)), ValueError, "rank 3"),
 ])
 def test_argument_errors(call, error, match):
