@@ -25,8 +25,11 @@ class BatchNorm(Layer):
     While training it normalises with the batch's statistics and updates the running mean and
     variance in place (``running = momentum * running + (1 - momentum) * batch``); in
     inference (``eval()``, or ``is_test=True``) it normalises with the running statistics.
-    As in Paddle, the running statistics are non-trainable parameters ``_mean`` and
-    ``_variance``, so they appear in ``parameters()`` and ``state_dict()``.
+    ``use_global_stats=True`` normalises with the running statistics also while training (and
+    leaves them as they are); ``trainable_statistics=True`` uses (and folds in) the batch's
+    statistics also in inference. As in Paddle, the running statistics are non-trainable
+    parameters ``_mean`` and ``_variance``, so they appear in ``parameters()`` and
+    ``state_dict()``.
     """
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
@@ -42,6 +45,7 @@ class BatchNorm(Layer):
         self._momentum = float(momentum)
         self._epsilon = float(check_number(epsilon, "epsilon", "BatchNorm", minimum=0))
         self._data_layout, self._use_global_stats = data_layout, bool(use_global_stats)
+        self._trainable_statistics = bool(trainable_statistics)
         self.weight = self.create_parameter([c], param_attr, dtype,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([c], bias_attr, dtype, is_bias=True)
@@ -60,8 +64,10 @@ class BatchNorm(Layer):
                              f"channels on axis {axis} ({self._data_layout}), got input shape "
                              f"{list(input.shape)}")
         check_float_input(input, f"BatchNorm ({self.full_name()})")
-        attrs = {"momentum": self._momentum, "epsilon": self._epsilon,
-                 "is_test": self._is_test or not self.training,
+        # NOTE: as Paddle's kernel: running statistics when testing without trainable
+        # statistics, or always with use_global_stats (the op's is_test then does not matter)
+        is_test = (self._is_test or not self.training) and not self._trainable_statistics
+        attrs = {"momentum": self._momentum, "epsilon": self._epsilon, "is_test": is_test,
                  "data_layout": self._data_layout, "use_global_stats": self._use_global_stats}
         out = apply("batch_norm", [input, self.weight, self.bias, self._mean, self._variance],
                     attrs, outputs={1: self._mean, 2: self._variance})
@@ -76,8 +82,12 @@ class _BatchNormNd(BatchNorm):
     """The 2.x batch norms: ``(num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
     bias_attr=None, data_format, use_global_stats=None)``, the parameters and running
     statistics of :class:`BatchNorm` (``weight``, ``bias``, ``_mean``, ``_variance``).
-    ``weight_attr=False`` / ``bias_attr=False`` keep a fixed scale of 1 / shift of 0;
-    ``use_global_stats=True`` normalises with the running statistics in training too."""
+    ``weight_attr=False`` / ``bias_attr=False`` keep a fixed scale of 1 / shift of 0.
+
+    ``use_global_stats`` as in Paddle 2.x: None (default) uses the batch's statistics while
+    training and the running ones in ``eval()``; True always the running statistics (also
+    while training, and they are not updated); False always the batch's statistics (also in
+    ``eval()``, where the running statistics are still updated, as Paddle's kernel does)."""
 
     formats = ()
     ranks = ()
@@ -87,6 +97,9 @@ class _BatchNormNd(BatchNorm):
         api = type(self).__name__
         data_format = self.formats[0] if data_format is None else data_format
         check_choice(data_format, "data_format", self.formats, api)
+        if use_global_stats is not None and not isinstance(use_global_stats, bool):
+            raise TypeError(f"{api}(): argument 'use_global_stats' must be None, True or False, "
+                            f"got {use_global_stats!r}")
         if weight_attr is False:
             weight_attr = ParamAttr(initializer=Constant(1.0), trainable=False)
         if bias_attr is False:
@@ -94,7 +107,8 @@ class _BatchNormNd(BatchNorm):
         super().__init__(num_features, momentum=momentum, epsilon=epsilon,
                          param_attr=weight_attr, bias_attr=bias_attr,
                          data_layout=bn_layout(data_format),
-                         use_global_stats=bool(use_global_stats))
+                         use_global_stats=bool(use_global_stats),
+                         trainable_statistics=use_global_stats is False)
         self._data_format = data_format
 
     def forward(self, input):

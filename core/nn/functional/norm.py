@@ -16,13 +16,17 @@ def bn_layout(data_format):
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
                epsilon=1e-05, data_format="NCHW", use_global_stats=None, name=None):
-    """Batch normalisation; while ``training`` the running statistics are updated in place.
-    ``use_global_stats=True`` normalises with the running statistics even while training."""
+    """Batch normalisation; with the batch's statistics the running ones are updated in place.
+    ``use_global_stats``: None uses the batch's statistics while ``training`` and the running
+    ones otherwise; True always the running ones (not updated); False always the batch's."""
     api = "batch_norm"
     check_choice(data_format, "data_format", BN_FORMATS, api)
+    if use_global_stats is not None and not isinstance(use_global_stats, bool):
+        raise TypeError(f"{api}(): argument 'use_global_stats' must be None, True or False, "
+                        f"got {use_global_stats!r}")
     attrs = {"momentum": float(check_probability(momentum, "momentum", api)),
              "epsilon": float(check_number(epsilon, "epsilon", api, minimum=0)),
-             "is_test": not training,
+             "is_test": not training and use_global_stats is not False,
              "data_layout": bn_layout(data_format), "use_global_stats": bool(use_global_stats)}
     out = apply("batch_norm", [x, weight, bias, running_mean, running_var], attrs,
                 outputs={1: running_mean, 2: running_var})
