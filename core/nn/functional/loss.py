@@ -124,9 +124,17 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     """Cross entropy of ``input`` (logits, or probabilities with ``use_softmax=False``) against
     hard labels (int, with or without the class axis) or soft labels (``soft_label=True``).
 
-    ``weight`` (one entry per class) scales each example's loss by its label's weight. With
-    ``reduction='mean'`` the sum is divided by the number of labels not equal to
-    ``ignore_index`` (by the sum of their weights when ``weight`` is given). With
+    Labels equal to ``ignore_index`` give a loss of 0. ``weight`` (one entry per class) scales
+    each example's loss by its label's weight. ``reduction='mean'``, as PaddlePaddle 2.x:
+
+    * with ``weight``: the weighted sum divided by the sum of the weights of the labels not
+      ignored;
+    * without, for hard labels and ``ignore_index >= 0``: the sum divided by the number of
+      labels not ignored;
+    * otherwise (soft labels, or a negative ``ignore_index`` such as the default -100): the
+      plain mean over every label, the ignored ones counted with their loss of 0.
+
+    When every label is ignored the mean is 0 (the divisor 0 is replaced by 1), not NaN. With
     ``reduction='none'`` the class axis is dropped when the label had none."""
     api = "cross_entropy"
     check_choice(reduction, "reduction", _REDUCTIONS, api)
@@ -148,7 +156,8 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     total = _reduce(loss, "sum")
     if per is not None:
         return _safe_div(total, cast_like(_reduce(per, "sum"), total))
-    if soft_label:
+    if soft_label or ignore_index < 0:
+        # NOTE: PaddlePaddle divides by the count of labels kept only for ignore_index >= 0
         return apply("mean", [loss])
     valid = cast_like(apply("not_equal", [label, ignore_index]), loss)
     return _safe_div(total, _reduce(valid, "sum"))
