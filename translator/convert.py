@@ -38,7 +38,7 @@ import weakref
 
 import gast
 
-from . import convert_calls, convert_ops, loader, origin_info, static_analysis
+from . import convert_calls, convert_ops, loader, origin_info, static_analysis, tree_compile
 from .gast_nodes import function_def
 from .templates import replace
 from .transformers import PASSES
@@ -249,11 +249,9 @@ def _compile(func, only=None):
         factory = function_def("__d2s_factory", params, [fn_node] + replace(
             "return fn", fn=fn_node.name))
         module = gast.Module(body=[factory], type_ignores=[])
-        parsed = []
-        text, line_map = origin_info.to_source(module, ctx.filename, ctx.line_offset,
-                                               parsed=parsed)
-        code = loader.load(text, ctx.filename, ctx.line_offset + 1, fn_node.name, line_map,
-                           tree=parsed[0])
+        tree, line_map, lines = tree_compile.to_ast(module, ctx.line_offset)
+        code = loader.load(lines, ctx.filename, ctx.line_offset + 1, fn_node.name, line_map,
+                           tree=tree)
         if only is None:
             _code_cache[func.__code__] = code
     return code

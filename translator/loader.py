@@ -20,10 +20,13 @@ _counter = itertools.count()
 
 def load(text, user_filename, user_line, fn_name, line_map, tree=None):
     """Compile ``text`` (a module defining one factory) → the inner function's code object.
-    ``tree``, the ``ast`` parse of ``text`` when the caller has it, is compiled instead."""
+    ``tree``, the ``ast`` parse of ``text`` when the caller has it, is compiled instead.
+    ``text`` may also be a sequence of lines rendered on demand
+    (:class:`tree_compile.VirtualSource`), with ``tree`` numbered to match it."""
     filename = f"<dy2static {user_filename}:{user_line} {fn_name}#{next(_counter)}>"
-    lines = text.splitlines(True)
-    linecache.cache[filename] = (len(text), None, lines, filename)
+    lines = text.splitlines(True) if isinstance(text, str) else text
+    # NOTE: the size field is only read by checkcache for files with an mtime
+    linecache.cache[filename] = (0, None, lines, filename)
     origin_info.register(filename, user_filename, line_map)
     module_code = compile(text if tree is None else tree, filename, "exec", dont_inherit=True)
     factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
