@@ -1,24 +1,36 @@
 """``paddle.jit``: the translator's ``to_static`` and friends, and ``save`` / ``load`` of a
-translated Layer.
+translated Layer or function.
 
-``save(layer, path, input_spec=None)`` translates ``layer.forward`` for ``input_spec`` (or
-takes the program of its declared or most recent signature) and writes the inference program
-and the parameter values as a saved inference model in the directory ``path``.
+``save(layer, path, input_spec=None)`` translates ``layer.forward`` (or the ``to_static``
+function ``layer``) for ``input_spec`` (or takes the program of its declared or most recent
+signature) in eval mode and writes, as PaddlePaddle 2.x does, ``path`` as a file prefix:
+``path.pdmodel`` (the inference program), ``path.pdiparams`` (the persistable values) and
+``path.pdiparams.info`` (per value: trainable or not, its name in the Layer's state dict);
+see :func:`core.io.inference.save_inference_files` (our own JSON and array formats, no pickle;
+nothing is renamed into place before all three files are written).
+
 ``load(path)`` returns a :class:`TranslatedLayer`: a Layer whose parameters are the saved
 values and whose ``forward`` runs the saved program as one op of the eager tape
 (:class:`translator.partial_program.PartialProgram`), so it predicts, and it fine-tunes with
-any optimizer (the program is the inference one: dropout off, batch norm on its statistics).
+any optimizer. In ``eval()`` mode it runs the inference program; in ``train()`` mode (the
+default, as for any Layer) the same program with every op's ``is_test`` attribute False:
+dropout drops, batch norm normalises with the batch statistics and updates its running mean
+and variance (non-trainable parameters of the TranslatedLayer). A model saved by the older
+layout (a directory ``path``) still loads. ``save`` of a TranslatedLayer writes its program
+with its current parameter values.
 """
 import logging
+import os
 
 import numpy as np
 
 import core
 from core import io as _io
 from core import static as _static
+from core.io import inference as _inference
 from core.nn import Layer
 from translator import InputSpec, ProgramTranslator, TracedLayer, declarative, not_to_static
-from translator.partial_program import PartialProgram, save_program
+from translator.partial_program import PartialProgram, save_program_files
 from translator.program_translator import StaticFunction
 
 __all__ = ["InputSpec", "ProgramTranslator", "TracedLayer", "TranslatedLayer", "declarative",
@@ -74,14 +86,17 @@ def code_level():
 
 
 def _static_forward(layer, input_spec):
-    forward = layer.forward
-    if isinstance(forward, StaticFunction):
-        return forward
+    if isinstance(layer, StaticFunction):
+        return layer
     if isinstance(layer, Layer):
+        forward = layer.forward
+        if isinstance(forward, StaticFunction):
+            return forward
         return StaticFunction(type(layer).forward, input_spec, instance=layer)
     if callable(layer):
         return StaticFunction(layer, input_spec)
-    raise TypeError(f"jit.save: expected a Layer or a function, got {type(layer).__name__}")
+    raise TypeError(f"jit.save: argument 'layer' must be a Layer or a function, got "
+                    f"{type(layer).__name__}")
 
 
 def _concrete(static, input_spec):
@@ -101,11 +116,23 @@ def _concrete(static, input_spec):
     return cached[-1]
 
 
+def _structured_names(layer, parameters):
+    """``{program name: {"structured_name": state-dict key}}`` of the saved parameters."""
+    if not isinstance(layer, Layer):
+        return {}
+    keys = {id(t): k for k, t in layer.state_dict().items()}
+    return {name: {"structured_name": keys[id(p)]} for name, p in parameters if id(p) in keys}
+
+
 def save(layer, path, input_spec=None, **configs):
-    """``paddle.jit.save``: write ``layer``'s translated forward (inference program and
-    parameter values) to the directory ``path``; :func:`load` reads it back."""
+    """``paddle.jit.save``: write ``layer``'s translated forward (a Layer, or a ``to_static``
+    function) as ``path.pdmodel`` / ``path.pdiparams`` / ``path.pdiparams.info`` (``path`` is
+    a file prefix; its folder is created); :func:`load` reads them back."""
+    path = _inference.check_path_prefix(path, "jit.save", "path")
+    if isinstance(layer, TranslatedLayer):
+        return layer._save(path)
     static = _static_forward(layer, input_spec)
-    training = getattr(layer, "training", None)
+    training = getattr(layer, "training", None) if isinstance(layer, Layer) else None
     if training:
         layer.eval()
     try:
@@ -113,33 +140,63 @@ def save(layer, path, input_spec=None, **configs):
     finally:
         if training:
             layer.train()
-    return save_program(str(path), concrete.main_program, concrete.inputs,
-                        concrete.output_vars, concrete.parameters)
+    return save_program_files(path, concrete.main_program, concrete.inputs,
+                              concrete.output_vars, concrete.parameters,
+                              _structured_names(layer, concrete.parameters), api="jit.save")
+
+
+def _train_program(program):
+    """A copy of the inference ``program`` that trains: ``is_test`` False on every op (as
+    PaddlePaddle's TranslatedLayer does in train mode)."""
+    train = program.clone()
+    for block in train.blocks:
+        for op in block.ops:
+            if "is_test" in op.attrs:
+                op.attrs["is_test"] = False
+    train._bump()
+    return train
 
 
 class TranslatedLayer(Layer):
     """A Layer loaded by :func:`load`: the saved program with its parameters (see the module
     docstring). ``program()`` is the loaded inference program."""
 
-    def __init__(self, program, feed_names, fetch_vars, values):
+    def __init__(self, program, feed_names, fetch_vars, values, info=None):
         super().__init__()
         self._program = program
         gb = program.global_block()
+        info = info or {}
         params = []
         for i, (name, array) in enumerate(values):
             var = gb.vars.get(name)
             # NOTE: non-trainable persistables (batch-norm statistics) are Parameters with
             # trainable=False, as the Layer that was saved holds them
-            trainable = isinstance(var, _static.Parameter) and getattr(var, "trainable", True)
-            p = core.Parameter(array, name=name, trainable=trainable)
+            trainable = info.get(name, {}).get(
+                "trainable", isinstance(var, _static.Parameter) and getattr(var, "trainable", True))
+            p = core.Parameter(array, name=name, trainable=bool(trainable))
             self.add_parameter(f"param_{i}", p)
             params.append((name, p))
-        self._runner = PartialProgram(program, [gb.var(n) for n in feed_names], fetch_vars,
-                                      params)
+        self._params = params
         self._feed_names = list(feed_names)
+        self._fetch_names = [v.name for v in fetch_vars]
+        self._var_info = {name: {k: v for k, v in entry.items() if k == "structured_name"}
+                          for name, entry in info.items()}
+        self._infer = PartialProgram(program, [gb.var(n) for n in feed_names], fetch_vars,
+                                     params)
+        self._train = None
 
     def program(self, method_name="forward"):
         return self._program
+
+    def _runner(self):
+        if not self.training:
+            return self._infer
+        if self._train is None:
+            train = _train_program(self._program)
+            gb = train.global_block()
+            self._train = PartialProgram(train, [gb.var(n) for n in self._feed_names],
+                                         [gb.var(n) for n in self._fetch_names], self._params)
+        return self._train
 
     def forward(self, *inputs):
         if len(inputs) != len(self._feed_names):
@@ -147,16 +204,23 @@ class TranslatedLayer(Layer):
                             f"inputs ({', '.join(self._feed_names)}), got {len(inputs)}")
         tensors = [x if isinstance(x, core.Tensor) else core.to_tensor(np.asarray(x))
                    for x in inputs]
-        outs = self._runner(tensors)
+        outs = self._runner()(tensors)
         return outs[0] if len(outs) == 1 else outs
 
+    def _save(self, path):
+        gb = self._program.global_block()
+        return save_program_files(path, self._program, [gb.var(n) for n in self._feed_names],
+                                  [gb.var(n) for n in self._fetch_names], self._params,
+                                  self._var_info, api="jit.save")
 
-def load(path, **configs):
-    """``paddle.jit.load``: the :class:`TranslatedLayer` saved in the directory ``path``."""
+
+def _load_directory(path):
+    """The program, feed names, fetch Variables and values of the older layout: a saved
+    inference model in the directory ``path``."""
     scope = _static.Scope()
     exe = _static.Executor(core.CPUPlace())
     with _static.scope_guard(scope):
-        program, feed_names, fetch_vars = _io.load_inference_model(str(path), exe)
+        program, feed_names, fetch_vars = _io.load_inference_model(path, exe)
     values = []
     for var in program.list_vars():
         if not var.persistable:
@@ -165,4 +229,25 @@ def load(path, **configs):
         array = None if holder is None else holder.get_tensor().array
         if array is not None:
             values.append((var.name, np.array(array)))
-    return TranslatedLayer(program, feed_names, fetch_vars, values)
+    return program, feed_names, fetch_vars, values
+
+
+def load(path, **configs):
+    """``paddle.jit.load``: the :class:`TranslatedLayer` that :func:`save` wrote with the
+    prefix ``path`` (or, older layout, saved as the directory ``path``)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"jit.load: argument 'path' must be a path 'dirname/file_prefix', got "
+                        f"{type(path).__name__}")
+    path = os.fspath(path)
+    if os.path.isfile(path + _inference.MODEL_SUFFIX):
+        program, feed_names, fetch_names, stored, info = _inference.read_inference_files(
+            path, "jit.load")
+        gb = program.global_block()
+        values = [(v.name, stored[v.name]) for v in program.list_vars() if v.name in stored]
+        return TranslatedLayer(program, feed_names, [gb.vars[n] for n in fetch_names], values,
+                               info)
+    if os.path.isdir(path):
+        return TranslatedLayer(*_load_directory(path))
+    raise FileNotFoundError(f"jit.load: no saved model at {path!r}: neither "
+                            f"{path + _inference.MODEL_SUFFIX!r} nor a saved model directory "
+                            f"{path!r} exists")

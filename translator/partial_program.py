@@ -25,6 +25,7 @@ executor runs its plans, so a warm call costs a few list operations around the p
 import numpy as np
 
 from core import io as _io
+from core.io import inference as _inference
 from core import static as _static
 from core.autograd import Node, is_grad_enabled
 from core.backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
@@ -34,7 +35,7 @@ from core.static import passes as _passes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, data_of, rebind_data, tensor_from_node
 
-__all__ = ["PartialProgram", "RunProgramOp", "save_program"]
+__all__ = ["PartialProgram", "RunProgramOp", "save_program", "save_program_files"]
 
 
 class RunProgramOp(OpDef):
@@ -321,11 +322,9 @@ def _add_passthrough(owner, in_grads, param_grads, name, g, xp):
             param_grads[i] = g if param_grads[i] is None else param_grads[i] + g
 
 
-def save_program(dirname, program, inputs, outputs, parameters, feed=None, fetch=None):
-    """Save ``program`` for inference with the current values of the eager ``parameters``.
-
-    ``feed`` / ``fetch`` are index lists into ``inputs`` / ``outputs`` (all when None).
-    Returns the fetch names (as :func:`core.io.save_inference_model` does)."""
+def _inference_parts(program, inputs, outputs, parameters, feed, fetch):
+    """``(inference program, feed vars, fetch vars, scope holding the parameter values,
+    executor)`` for saving ``program``."""
     feed_vars = _pick(inputs, feed, "feed", "inputs")
     fetch_vars = _pick(outputs, fetch, "fetch", "outputs")
     if not fetch_vars:
@@ -336,10 +335,30 @@ def save_program(dirname, program, inputs, outputs, parameters, feed=None, fetch
     for name, p in parameters:
         scope.var(name).get_tensor().set(data_of(p))
     exe = _static.Executor(parameters[0][1].place if parameters else default_place())
+    return infer, [v.name for v in feed_vars], [gb.var(v.name) for v in fetch_vars], scope, exe
+
+
+def save_program(dirname, program, inputs, outputs, parameters, feed=None, fetch=None):
+    """Save ``program`` for inference with the current values of the eager ``parameters``
+    into the directory ``dirname`` (:func:`core.io.save_inference_model`).
+
+    ``feed`` / ``fetch`` are index lists into ``inputs`` / ``outputs`` (all when None).
+    Returns the fetch names (as :func:`core.io.save_inference_model` does)."""
+    infer, feeds, fetches, scope, exe = _inference_parts(program, inputs, outputs, parameters,
+                                                         feed, fetch)
     with _static.scope_guard(scope):
-        return _io.save_inference_model(dirname, [v.name for v in feed_vars],
-                                        [gb.var(v.name) for v in fetch_vars], exe,
-                                        main_program=infer)
+        return _io.save_inference_model(dirname, feeds, fetches, exe, main_program=infer)
+
+
+def save_program_files(path_prefix, program, inputs, outputs, parameters, var_info=None,
+                       api="jit.save"):
+    """:func:`save_program` in the path-prefix layout (``path_prefix.pdmodel`` /
+    ``.pdiparams`` / ``.pdiparams.info``, :func:`core.io.inference.save_inference_files`);
+    ``var_info`` adds JSON entries per parameter name to the info file."""
+    infer, feeds, fetches, scope, exe = _inference_parts(program, inputs, outputs, parameters,
+                                                         None, None)
+    return _inference.save_inference_files(path_prefix, feeds, fetches, exe, program=infer,
+                                           scope=scope, var_info=var_info, api=api)
 
 
 def _pick(items, indices, what, where):

@@ -1,5 +1,6 @@
 """paddle.save / paddle.load (the object saved comes back) and paddle.jit.save / jit.load (a
-TranslatedLayer that predicts as the original and fine-tunes with the same gradients)."""
+TranslatedLayer that predicts as the original and fine-tunes with the same gradients; more in
+test_jit_save_load.py)."""
 import os
 
 import numpy as np
@@ -83,6 +84,8 @@ def test_jit_save_load_predicts_as_the_layer(tmp_path):
     paddle.jit.save(net, path, input_spec=[InputSpec([None, 6], "float32", "x")])
     loaded = paddle.jit.load(path)
     assert isinstance(loaded, paddle.jit.TranslatedLayer)
+    assert loaded.training  # a loaded Layer starts in train mode, as in PaddlePaddle
+    loaded.eval()
     for n in (1, 5):
         x = paddle.to_tensor(X[:n])
         np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6, atol=1e-6)
@@ -99,6 +102,7 @@ def test_translated_layer_fine_tunes_with_the_layers_gradients(tmp_path):
     path = str(tmp_path / "net")
     paddle.jit.save(net, path, input_spec=[InputSpec([None, 6], "float32")])
     loaded = paddle.jit.load(path)
+    loaded.eval()  # batch norm on its statistics, as the Layer
     x = paddle.to_tensor(X)
     (net(x) ** 2).mean().backward()
     (loaded(x) ** 2).mean().backward()
