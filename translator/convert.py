@@ -74,14 +74,26 @@ def not_to_static(func):
 class Context:
     """What a transformer needs: where the code came from, and fresh names."""
 
-    def __init__(self, filename, line_offset, used_names):
-        """``used_names``: the identifiers the function uses (names and ``def`` names)."""
+    def __init__(self, filename, line_offset, used_names, kinds=None, attributes=None):
+        """``used_names``: the identifiers the function uses (names and ``def`` names);
+        ``kinds`` / ``attributes``: the gast node types and the attribute names in its source
+        (None: unknown), which tell a pass that it has nothing to do (``needed(ctx)``)."""
         self.filename = filename
+        self.kinds = kinds
+        self.attributes = attributes
         self.line_offset = line_offset
         self.helpers = HELPERS_NAME
         self._used = set(used_names)
         self._used.add(HELPERS_NAME)
         self.generated_functions = set()
+        # what the control-flow passes generated, for the ``unbound`` pass: the names they
+        # start as ``UndefinedVar`` and the labels of the attributes / items they carry
+        self.undefined_names = set()
+        self.carried_labels = set()
+
+    def uses(self, identifier):
+        """Whether the function's source uses ``identifier`` (or a pass made it up)."""
+        return identifier in self._used
 
     def new_function_name(self, base):
         """A fresh name for a generated function (never part of any construct's state)."""
@@ -191,13 +203,17 @@ def _parse(func):
     if not isinstance(fn_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
         raise ConversionError(f"cannot convert {func.__qualname__} ({filename}:{offset + 1}):"
                               " its source is not a def statement")
-    used = set()
-    # one breadth-first walk (``gast.walk``'s order): the first unsupported construct, and the
-    # names the function uses outside its decorators (which are dropped)
+    used, kinds, attributes = set(), set(), set()
+    # one breadth-first walk (``gast.walk``'s order): the first unsupported construct, the
+    # names the function uses outside its decorators (which are dropped), the node kinds and
+    # attribute names it holds
     todo = collections.deque([(fn_node, False)])
     while todo:
         node, in_decorator = todo.popleft()
         kind = type(node)
+        kinds.add(kind)
+        if kind is gast.Attribute:
+            attributes.add(node.attr)
         if kind in _UNSUPPORTED:
             raise ConversionError(f"{_UNSUPPORTED[kind]} is not supported in converted code: "
                                   f"{filename}:{(getattr(node, 'lineno', 1) or 1) + offset} "
@@ -215,7 +231,7 @@ def _parse(func):
             elif isinstance(value, list):
                 todo.extend((v, flag) for v in value if isinstance(v, gast.AST))
     fn_node.decorator_list = []
-    return fn_node, Context(filename, offset, used)
+    return fn_node, Context(filename, offset, used, kinds, attributes)
 
 
 def _run_passes(func, keep_stages=False, with_origin=False, only=None):
@@ -225,6 +241,10 @@ def _run_passes(func, keep_stages=False, with_origin=False, only=None):
         stages.append(("original", _text(fn_node, ctx, with_origin)))
     for pass_name, module in PASSES:
         if only is not None and pass_name not in only:
+            continue
+        needed = getattr(module, "needed", None)
+        if needed is not None and ctx.kinds is not None and not keep_stages and \
+                not needed(ctx):
             continue
         fn_node = module.transform(fn_node, ctx)
         if keep_stages:

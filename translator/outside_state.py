@@ -26,6 +26,7 @@ carried out of it) cannot be fetched: the state keeps the value it had before th
 """
 import dis
 import types
+import weakref
 
 from core.nn import layer as _layer
 from core.static import Variable, structure
@@ -38,15 +39,30 @@ __all__ = ["Replay", "Writes", "host_value", "note_function"]
 _MISSING = object()
 
 
-def _stored_names(code, opnames):
-    names, todo = set(), [code]
-    while todo:
-        c = todo.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname in opnames:
-                names.add(ins.argval)
-        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
+_GLOBAL_STORES = ("STORE_GLOBAL", "DELETE_GLOBAL")
+_DEREF_STORES = ("STORE_DEREF", "DELETE_DEREF")
+_STORE_OPS = bytes(dis.opmap[n] for n in _GLOBAL_STORES + _DEREF_STORES)
+_stores = weakref.WeakKeyDictionary()  # code object -> (globals stored, cells stored)
+
+
+def _stored_names(code):
+    """``(global names, cell names)`` that ``code`` and the code nested in it store or
+    delete (cached per code object; code without such an opcode is not disassembled)."""
+    found = _stores.get(code)
+    if found is None:
+        found, todo = (set(), set()), [code]
+        while todo:
+            c = todo.pop()
+            opcodes = c.co_code[::2]  # wordcode: (opcode, argument) pairs
+            if any(op in opcodes for op in _STORE_OPS):
+                for ins in dis.get_instructions(c):
+                    if ins.opname in _GLOBAL_STORES:
+                        found[0].add(ins.argval)
+                    elif ins.opname in _DEREF_STORES:
+                        found[1].add(ins.argval)
+            todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        _stores[code] = found
+    return found
 
 
 class _Global:
@@ -138,11 +154,11 @@ class Writes:
         function = getattr(function, "__func__", function)
         code = getattr(function, "__code__", None)
         if code is not None:
-            for name in sorted(_stored_names(code, ("STORE_GLOBAL", "DELETE_GLOBAL"))):
+            stored_globals, stored_cells = _stored_names(code)
+            for name in sorted(stored_globals):
                 self._add(("global", name), _Global(function.__globals__, name))
             cells = dict(zip(code.co_freevars, function.__closure__ or ()))
-            for name in sorted(_stored_names(code, ("STORE_DEREF", "DELETE_DEREF")) &
-                               set(cells)):
+            for name in sorted(stored_cells & set(cells)):
                 self._add(("cell", name), _Cell(cells[name], name))
 
     def _add(self, key, place):

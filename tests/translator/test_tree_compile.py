@@ -219,3 +219,23 @@ def test_declarative_error_still_names_user_line():
         declarative(bad, full_graph=True)(core.to_tensor(np.ones([2, 2], "float32")))
     text = str(info.value) + "\n".join(getattr(info.value, "__notes__", []))
     assert str(bad.__code__.co_firstlineno + 1) in text
+
+
+def _converted_text(func, keep_stages):
+    fn_node, ctx, _ = convert._run_passes(func, keep_stages=keep_stages)
+    return convert._text(fn_node, ctx, False)
+
+
+def test_passes_skipped_only_when_they_have_nothing_to_do():
+    # a pass whose node kinds / names the source lacks is skipped (``needed``); with
+    # keep_stages every pass runs: the converted code must be the same
+    rng = random.Random(9100)
+    functions = [constructs, failing] + [fuzz_programs.load(fuzz_programs.generate(rng))
+                                         for _ in range(60)]
+    skipped = 0
+    for func in functions:
+        assert _converted_text(func, False) == _converted_text(func, True)
+        _, ctx = convert._parse(func)
+        skipped += sum(1 for _, module in convert.PASSES
+                       if getattr(module, "needed", None) and not module.needed(ctx))
+    assert skipped > 0

@@ -107,6 +107,13 @@ class _BreakContinue(NodeTransformer):
     visit_While = visit_For = _loop
 
 
+def needed(ctx):
+    """``break`` / ``continue`` in the source, or a ``return`` that ``return_`` may have turned
+    into a ``break`` of a loop."""
+    kinds = ctx.kinds
+    return gast.Break in kinds or gast.Continue in kinds or (
+        gast.Return in kinds and (gast.For in kinds or gast.While in kinds))
+
 def transform(node, ctx):
     return _BreakContinue(ctx).visit(node)
 

@@ -30,5 +30,9 @@ class _Cast(NodeTransformer):
         return node
 
 
+def needed(ctx):
+    """Whether the source uses one of the names (as any identifier)."""
+    return any(ctx.uses(n) for n in _NAMES)
+
 def transform(node, ctx):
     return _Cast(ctx).visit(node)

@@ -155,6 +155,9 @@ def _has_list_calls(fn_node):
                for n in gast.walk(fn_node))
 
 
+def needed(ctx):
+    return "append" in ctx.attributes or "pop" in ctx.attributes
+
 def transform(node, ctx):
     if not _has_list_calls(node):
         return node

@@ -36,5 +36,9 @@ class _PrintAssert(NodeTransformer):
                        helpers=self.ctx.helpers, test=node.test, msg=node.msg)
 
 
+def needed(ctx):
+    """Whether the source has an ``assert`` or uses the name ``print``."""
+    return gast.Assert in ctx.kinds or ctx.uses("print")
+
 def transform(node, ctx):
     return _PrintAssert(ctx).visit(node)

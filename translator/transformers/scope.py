@@ -47,6 +47,7 @@ def undefined_inits(ctx, node, names):
     out = []
     for name in names:
         if name not in sa.defined_before(node):
+            ctx.undefined_names.add(name)
             out += replace("name = helpers.UndefinedVar(label)", origin=node, name=name,
                            helpers=ctx.helpers, label=constant(name))
     return out
@@ -174,6 +175,7 @@ def store_targets(ctx, node, stmts, global_names=()):
         else:
             kind, key = "item", clone(target.slice)
         owner = clone(target.value)
+        ctx.carried_labels.add(text)
         entries.append(replace_as_expression("(lambda: owner, kind, key, label)", origin=node,
                                              owner=owner, kind=constant(kind), key=key,
                                              label=constant(text)))

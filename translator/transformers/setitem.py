@@ -147,6 +147,9 @@ def _has_item_store(fn_node):
     return any(_item_target(n) is not None for n in gast.walk(fn_node))
 
 
+def needed(ctx):
+    return gast.Subscript in ctx.kinds
+
 def transform(node, ctx):
     if not _has_item_store(node):
         return node

@@ -24,5 +24,8 @@ class _Shape(NodeTransformer):
                                      helpers=self.ctx.helpers, x=node.value)
 
 
+def needed(ctx):
+    return "shape" in ctx.attributes
+
 def transform(node, ctx):
     return _Shape(ctx).visit(node)

@@ -2,7 +2,8 @@
 attributes / items a construct carries: ``self.h`` -> ``_d2s.check_bound(self.h, 'self.h')``.
 
 The control-flow passes start every name a construct binds but no earlier statement binds as
-``y = _d2s.UndefinedVar('y')``; exactly those names may be unbound when read later. Each
+``y = _d2s.UndefinedVar('y')`` (and note it in ``ctx.undefined_names``); exactly those names
+may be unbound when read later. Each
 load of such a name in the function (its generated branch and loop functions included)
 is wrapped, so at run time:
 
@@ -12,7 +13,8 @@ is wrapped, so at run time:
   it takes a path that leaves the name unbound, naming the assigning and reading lines.
 
 The same holds for an attribute or constant-key item (``self.h``, ``self.d["k"]``) that a
-construct assigns (a ``_d2s.Targets`` entry) and that had no value before it: a missing one
+construct assigns (a ``_d2s.Targets`` entry, noted in ``ctx.carried_labels``) and that had no
+value before it: a missing one
 raises ``AttributeError`` / ``KeyError`` at the read as in Python, and a static one bound on
 some paths only gets the ``Assert``. Reads of the same source text are wrapped.
 
@@ -25,29 +27,8 @@ import gast
 from ..gast_nodes import constant
 from ..templates import replace, replace_as_expression
 from ..visitor import NodeTransformer
-from .scope import is_undefined_init
 
 __all__ = ["transform"]
-
-
-def _maybe_unbound_names(fn_node, helpers):
-    """The names ``fn_node`` initialises with ``helpers.UndefinedVar(...)``."""
-    return {node.targets[0].id for node in gast.walk(fn_node)
-            if is_undefined_init(node, helpers)}
-
-
-def _target_labels(fn_node, helpers):
-    """The labels (source texts) of the attributes / items the ``helpers.Targets(...)``
-    calls in ``fn_node`` carry."""
-    labels = set()
-    for node in gast.walk(fn_node):
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr == "Targets" and isinstance(node.func.value, gast.Name) and \
-                node.func.value.id == helpers:
-            labels.update(entry.elts[3].value for entry in node.args
-                          if isinstance(entry, gast.Tuple) and len(entry.elts) == 4 and
-                          isinstance(entry.elts[3], gast.Constant))
-    return labels
 
 
 def _params(node):
@@ -116,10 +97,12 @@ class _Del(NodeTransformer):
 
 
 def transform(node, ctx):
-    deleted = _Del(ctx)
-    node = deleted.visit(node)
-    names = _maybe_unbound_names(node, ctx.helpers) | deleted.names
-    labels = _target_labels(node, ctx.helpers)
+    names = set(ctx.undefined_names)
+    if ctx.kinds is None or gast.Delete in ctx.kinds:
+        deleted = _Del(ctx)
+        node = deleted.visit(node)
+        names |= deleted.names
+    labels = ctx.carried_labels
     if not names and not labels:
         return node
     return _Unbound(ctx, names, labels).visit(node)
