@@ -293,7 +293,7 @@ class Model:
     # -- persistence -------------------------------------------------------------------------------
     def save(self, path, training=True):
         """``training``: ``path.pdparams`` (and ``path.pdopt`` with an optimizer); else an
-        inference model in the directory ``path`` (``jit.save`` with ``inputs``)."""
+        inference model ``path.pdmodel`` / ``path.pdiparams`` (``jit.save`` with ``inputs``)."""
         head = os.path.dirname(os.fspath(path))
         if head:
             os.makedirs(head, exist_ok=True)
