@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from core.static.input_spec import InputSpec
-from core.tensor import Tensor
+from core.tensor import Tensor, data_of
 
 __all__ = ["InputSpec", "flatten", "pack", "signature_of", "to_specs"]
 
@@ -112,7 +112,8 @@ def signature_of(values, declared=None):
     for i, value in enumerate(values):
         d = declared[i] if declared is not None and i < len(declared) else None
         if d is None and type(value) is Tensor:  # NOTE: what _walk gives, without its tests
-            parts.append(("t", tuple(value.shape), value.dtype.str, value.stop_gradient))
+            array = data_of(value)
+            parts.append(("t", array.shape, array.dtype, value.stop_gradient))
             tensors.append(value)
             continue
         _walk(value, d, parts, tensors, i)
@@ -126,7 +127,7 @@ def _walk(value, declared, parts, tensors, where):
         dtype = value.dtype
         sg = value.stop_gradient if t is not np.ndarray else True
         if declared is None:
-            parts.append(("t", shape, dtype.str, sg))
+            parts.append(("t", shape, dtype, sg))
         else:
             if not isinstance(declared, InputSpec) or not declared.fits(shape, dtype):
                 raise ValueError(

@@ -211,6 +211,7 @@ class PartialProgram:
         self.diff_outputs = [j for j, v in enumerate(self.outputs)
                              if not v.stop_gradient and _grad_dtype(v)]
         self._plain = {}
+        self._cpu_runner = None
         self._grad = None
 
     def _place(self, arrays):
@@ -251,13 +252,17 @@ class PartialProgram:
                         needs = True
                         break
         if not needs:
-            runner = self._plain.get(place)
+            # NOTE: the CPU runner is an attribute: a Place's hash is a Python-level method
+            runner = self._cpu_runner if place is _CPU else self._plain.get(place)
             if runner is None:
                 runner = _Runner(self.program, self.in_names + self.param_names,
                                  self.out_names, place)
                 self._plain[place] = runner
+                if place is _CPU:
+                    self._cpu_runner = runner
             fetched, written = runner(values)
-            self._write_back(runner, written)
+            if written:
+                self._write_back(runner, written)
             return [_eager_output(a, None, j) for j, a in enumerate(fetched)]
         grad = self._grad_program()
         runner = grad.forward_runner(self, place)
