@@ -17,7 +17,7 @@ import gast
 from .. import static_analysis as sa
 from ..gast_nodes import clone, constant
 from ..templates import replace, replace_as_expression
-from ..visitor import NodeTransformer
+from ..visitor import NodeTransformer, child_statements
 
 __all__ = ["ScopeTracker", "hoist_undefined_inits", "is_undefined_init", "store_targets",
            "undefined_inits", "written_globals"]
@@ -93,8 +93,15 @@ def _hoist(fn_node, ctx):
 
 def hoist_undefined_inits(node, ctx):
     """Move every ``UndefinedVar`` start to the top of its user function (see ``_hoist``)."""
-    for fn in [n for n in gast.walk(node) if isinstance(n, gast.FunctionDef) and
-               n.name not in ctx.generated_functions]:
+    if not ctx.undefined_names:
+        return node  # no pass started a name
+    functions, todo = [], [node]
+    while todo:  # a ``def`` is a statement: the statement lists hold every one
+        stmt = todo.pop()
+        if isinstance(stmt, gast.FunctionDef) and stmt.name not in ctx.generated_functions:
+            functions.append(stmt)
+        todo.extend(child_statements(stmt))
+    for fn in functions:
         _hoist(fn, ctx)
     return node
 
