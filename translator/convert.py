@@ -39,7 +39,7 @@ import weakref
 import gast
 
 from . import convert_calls, convert_ops, loader, origin_info, static_analysis, tree_compile
-from .gast_nodes import function_def
+from .gast_nodes import function_def, parse
 from .templates import replace
 from .transformers import PASSES
 
@@ -176,7 +176,7 @@ def _fast_source(func):
         return None
     source = textwrap.dedent("".join(_def_lines(lines, start)))
     try:
-        tree = gast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], (gast.FunctionDef,
@@ -196,7 +196,7 @@ def _parse(func):
         except (OSError, TypeError) as e:
             raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
                                   f"available ({e})") from None
-        tree = gast.parse(source)
+        tree = parse(source)
     fn_node = tree.body[0]
     filename = func.__code__.co_filename
     offset = func.__code__.co_firstlineno - 1

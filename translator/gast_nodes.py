@@ -13,6 +13,9 @@ and :func:`get_anno`. Keys in use (documented here so every pass agrees):
 * ``"origin"`` (on any statement): the user's line number (relative to the parsed source) a
   generated statement stands for.
 """
+import ast
+import sys
+
 import gast
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "get_anno",
     "name",
     "names_tuple",
+    "parse",
     "set_anno",
     "strings_tuple",
 ]
@@ -107,3 +111,69 @@ def clone(node):
     if annos is not None:
         setattr(new, _ANNO, {k: clone(v) for k, v in annos.items()})
     return new
+
+
+# -- parsing ---------------------------------------------------------------------------------
+_GAST = {}  # ast class -> (gast class, gast fields, ast fields, location attributes)
+_CONTEXTS = {ast.Load: gast.Load, ast.Store: gast.Store, ast.Del: gast.Del}
+_DIRECT = sys.version_info >= (3, 9)  # ast nodes as gast models them (no Index / ExtSlice)
+
+
+def parse(source):
+    """``gast.parse(source)``: the same tree, built in one walk over ``ast.parse``'s (gast's
+    generic converter is several times slower, which a first call pays for its source and
+    every template)."""
+    if not _DIRECT:
+        return gast.parse(source)
+    return _to_gast(ast.parse(source))
+
+
+def _gast_class(cls):
+    entry = _GAST.get(cls)
+    if entry is None:
+        target = getattr(gast, cls.__name__)
+        entry = (target, target._fields, frozenset(cls._fields), target._attributes)
+        _GAST[cls] = entry
+    return entry
+
+
+def _convert(value):
+    if isinstance(value, list):
+        return [_to_gast(v) if isinstance(v, ast.AST) else v for v in value]
+    if isinstance(value, ast.AST):
+        return _to_gast(value)
+    return value
+
+
+def _locate(new, node, attributes):
+    for attr in attributes:
+        setattr(new, attr, getattr(node, attr, None))
+    return new
+
+
+def _to_gast(node):
+    cls = node.__class__
+    ctx = _CONTEXTS.get(cls)
+    if ctx is not None:
+        return ctx()
+    if cls is ast.Name:
+        new = gast.Name.__new__(gast.Name)
+        new.id, new.ctx, new.annotation, new.type_comment = \
+            node.id, _CONTEXTS[node.ctx.__class__](), None, None
+        return _locate(new, node, gast.Name._attributes)
+    if cls is ast.arg:
+        new = gast.Name.__new__(gast.Name)
+        new.id, new.ctx = node.arg, gast.Param()
+        new.annotation = _convert(node.annotation)
+        new.type_comment = node.type_comment
+        return _locate(new, node, gast.Name._attributes)
+    target, fields, present, attributes = _gast_class(cls)
+    new = target.__new__(target)
+    for field in fields:
+        if field in present:
+            setattr(new, field, _convert(getattr(node, field)))
+        else:  # a field gast adds (``type_params`` before Python 3.12)
+            setattr(new, field, [] if field == "type_params" else None)
+    if cls is ast.ExceptHandler and node.name:
+        new.name = gast.Name(node.name, gast.Store(), None, None)
+    return _locate(new, node, attributes)

@@ -23,7 +23,7 @@ statement the code stands for.
 """
 import gast
 
-from .gast_nodes import clone
+from .gast_nodes import clone, parse
 
 __all__ = ["replace", "replace_as_expression"]
 
@@ -34,7 +34,7 @@ _cache = {}
 def _parsed(template):
     tree = _cache.get(template)
     if tree is None:
-        tree = gast.parse(template)
+        tree = parse(template)
         for node in gast.walk(tree):
             for attr in _LOC:
                 if hasattr(node, attr):
