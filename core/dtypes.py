@@ -30,9 +30,12 @@ def convert_dtype(dtype):
     return d
 
 
+_NAMES = {d: d.name for d in _SUPPORTED}  # NOTE: ``dtype.name`` is a slow Python property
+
+
 def dtype_name(dtype):
     """The string name of a dtype (``'float32'``): the form stored in programs and files."""
-    return convert_dtype(dtype).name
+    return _NAMES[convert_dtype(dtype)]
 
 
 def result_type(*args):

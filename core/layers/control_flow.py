@@ -73,17 +73,21 @@ class _BlockGuard:
         return False
 
 
-def _in_block(program, block):
-    class _Enter:
-        def __enter__(self):
-            self.old = program._current_block_idx
-            program._current_block_idx = block.idx
+class _in_block:
+    """Make ``block`` of ``program`` the current block; the old current block after."""
 
-        def __exit__(self, *exc):
-            program._current_block_idx = self.old
-            return False
+    __slots__ = ("program", "block", "old")
 
-    return _Enter()
+    def __init__(self, program, block):
+        self.program, self.block = program, block
+
+    def __enter__(self):
+        self.old = self.program._current_block_idx
+        self.program._current_block_idx = self.block.idx
+
+    def __exit__(self, *exc):
+        self.program._current_block_idx = self.old
+        return False
 
 
 def _const_like(value, dtype=None):

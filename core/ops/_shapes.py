@@ -86,7 +86,8 @@ _probe_cache = {}
 
 def ufunc_dtype(ufunc, *dtypes):
     """The dtype numpy's ``ufunc`` returns for inputs of ``dtypes`` (0-d arrays: strong types)."""
-    key = (ufunc.__name__,) + tuple(np.dtype(d).name for d in dtypes)
+    # NOTE: dtype objects key the cache (``dtype.name`` is a slow Python property)
+    key = (ufunc,) + tuple(d if type(d) is not str else np.dtype(d) for d in dtypes)
     d = _probe_cache.get(key)
     if d is None:
         with np.errstate(all="ignore"):
