@@ -236,21 +236,26 @@ class PartialProgram:
 
     def __call__(self, tensors):
         """The eager output tensors (in ``outputs`` order) for input ``tensors``."""
-        arrays = [data_of(t) if isinstance(t, Tensor) else t for t in tensors]
-        params = self.param_tensors
-        values = arrays + [data_of(p) for p in params]
-        place = self._place(arrays)
-        needs = False
-        if is_grad_enabled() and self.diff_outputs:
-            for t in tensors:
-                if isinstance(t, Tensor) and not t.stop_gradient:
+        arrays, needs = [], False
+        for t in tensors:
+            if isinstance(t, Tensor):
+                arrays.append(data_of(t))
+                if not t.stop_gradient:
                     needs = True
-                    break
             else:
+                arrays.append(t)
+        params = self.param_tensors
+        if params:
+            values = arrays + [data_of(p) for p in params]
+            if not needs:
                 for p in params:
                     if not p.stop_gradient:
                         needs = True
                         break
+        else:
+            values = arrays
+        place = _CPU if arrays and type(arrays[0]) is np.ndarray else self._place(arrays)
+        needs = needs and bool(self.diff_outputs) and is_grad_enabled()
         if not needs:
             # NOTE: the CPU runner is an attribute: a Place's hash is a Python-level method
             runner = self._cpu_runner if place is _CPU else self._plain.get(place)
