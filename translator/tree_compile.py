@@ -208,12 +208,22 @@ def to_ast(module, line_offset=0):
     return tree, conv.line_map, VirtualSource(conv.slots)
 
 
+#: unrendered sources hold their statements' trees (several times the text's size): past this
+#: many, the oldest is rendered, so a process converting many functions holds little more
+#: than their text
+MAX_PENDING = 64
+_pending = collections.deque()
+
+
 class VirtualSource(collections.abc.Sequence):
     """The lines of the virtual source (``"...\\n"`` each), rendered on first use."""
 
     def __init__(self, slots):
         self._slots = slots
         self._lines = None
+        _pending.append(self)
+        while len(_pending) > MAX_PENDING:
+            _pending.popleft()._render()
 
     def _render(self):
         if self._lines is None:

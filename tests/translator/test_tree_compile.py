@@ -239,3 +239,13 @@ def test_passes_skipped_only_when_they_have_nothing_to_do():
         skipped += sum(1 for _, module in convert.PASSES
                        if getattr(module, "needed", None) and not module.needed(ctx))
     assert skipped > 0
+
+
+def test_unrendered_sources_are_bounded():
+    # each unrendered source holds its statements' trees; past MAX_PENDING the oldest renders
+    module = gast.parse("a = 1\nif a:\n    b = 2\n")
+    sources = [tree_compile.to_ast(module)[2] for _ in range(tree_compile.MAX_PENDING + 5)]
+    assert sum(s._lines is None for s in sources) <= tree_compile.MAX_PENDING
+    assert sources[0]._lines is not None and sources[0]._slots is None
+    assert "".join(sources[0]) == "a = 1\nif a:\n    b = 2\n"
+    assert "".join(sources[-1]) == "a = 1\nif a:\n    b = 2\n"
