@@ -283,3 +283,31 @@ def uses_global(x):
 def test_binding_errors_name_the_function():
     with pytest.raises(TypeError, match="branchy"):
         branchy(t([1.0]), 2.0, 3.0)
+
+
+def test_collector_paused_only_while_translating():
+    import gc
+
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x * 2
+
+    def bad(x):
+        seen.append(gc.isenabled())
+        raise ValueError("boom")
+
+    x = core.to_tensor(np.ones([2], "float32"))
+    assert gc.isenabled()
+    declarative(f)(x)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(ValueError):
+        declarative(bad, full_graph=True)(x)
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        declarative(f)(core.to_tensor(np.ones([3], "float32")))
+        assert not gc.isenabled()  # the user's setting stays
+    finally:
+        gc.enable()
