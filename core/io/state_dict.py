@@ -31,6 +31,7 @@ from ..serialization import ModelFormatError, load_tree, save_tree
 from ..static.program import Variable
 from ..static.scope import global_scope
 from ..tensor import Parameter, to_tensor
+from . import inference as _inference
 
 __all__ = ["OPT_SUFFIX", "PARAMS_SUFFIX", "load", "load_object", "save", "save_object"]
 
@@ -169,7 +170,10 @@ def _as_tensors(value):
 def load_object(path, return_numpy=False):
     """``paddle.load``: the object :func:`save_object` (or :func:`save`) wrote to ``path``
     (when ``path`` is not a file but ``path.pdparams`` is, that file), with tensors in place of
-    arrays unless ``return_numpy``."""
+    arrays unless ``return_numpy``. For the prefix of a saved model (``paddle.jit.save``,
+    ``paddle.static.save_inference_model``: ``path.pdiparams``), its values as a state dict
+    keyed by the saved Layer's structured names (``fc.weight``) where the model records them,
+    else by variable name -- what ``Layer.set_state_dict`` takes."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         for suffix in (PARAMS_SUFFIX, OPT_SUFFIX):
@@ -177,6 +181,18 @@ def load_object(path, return_numpy=False):
                 path = path + suffix
                 break
         else:
+            if os.path.isfile(path + _inference.PARAMS_SUFFIX):
+                return _saved_model_state(path, return_numpy)
             raise FileNotFoundError(f"load: {path} does not exist (nor {path + PARAMS_SUFFIX})")
     tree = load_tree(path)
     return tree if return_numpy else _as_tensors(tree)
+
+
+def _saved_model_state(path, return_numpy):
+    _, _, _, values, info = _inference.read_inference_files(path, api="load")
+    info = info or {}
+    state = {}
+    for name, array in values.items():
+        key = (info.get(name) or {}).get("structured_name") or name
+        state[key] = array if return_numpy else to_tensor(array)
+    return state

@@ -231,3 +231,25 @@ def test_a_failed_save_writes_nothing(tmp_path, monkeypatch):
     assert {n: (tmp_path / n).read_bytes() for n in files} == snapshot
     monkeypatch.undo()
     np.testing.assert_allclose(_eval_out(paddle.jit.load(prefix)), old, rtol=1e-6)
+
+
+def test_paddle_load_of_a_saved_model_gives_its_state_dict(tmp_path):
+    # PaddlePaddle: paddle.load(prefix) of jit.save files is the Layer's state dict (structured
+    # names), so a fresh Layer takes it with set_state_dict
+    net = Net()
+    net.eval()
+    x = paddle.to_tensor(X)
+    want = net(x).numpy()
+    paddle.jit.save(net, str(tmp_path / "m" / "model"), input_spec=SPEC)
+    state = paddle.load(str(tmp_path / "m" / "model"))
+    assert set(state) == set(net.state_dict())
+    for k, v in net.state_dict().items():
+        np.testing.assert_array_equal(state[k].numpy(), v.numpy())
+    fresh = Net()
+    fresh.set_state_dict(state)
+    fresh.eval()
+    np.testing.assert_allclose(fresh(x).numpy(), want, rtol=1e-6)
+    arrays = paddle.load(str(tmp_path / "m" / "model"), return_numpy=True)
+    assert all(isinstance(a, np.ndarray) for a in arrays.values())
+    with pytest.raises(FileNotFoundError, match="nope"):
+        paddle.load(str(tmp_path / "m" / "nope"))
