@@ -311,10 +311,13 @@ def data_of(t):
 
 
 def rebind_data(t, array):
-    """Make ``t`` hold ``array`` (same shape and dtype; not copied): a Program run as one tape
-    node hands back the persistables it updated (batch_norm statistics) this way."""
+    """Make ``t`` hold ``array`` (same dtype; not copied): a Program run as one tape node hands
+    back the persistables it updated (batch_norm statistics) this way. A Parameter keeps its
+    shape; another persistable tensor (a buffer a ``paddle.assign`` replaced) takes the new
+    one, as eagerly."""
     old = t._data
-    if tuple(array.shape) != tuple(old.shape) or array.dtype != old.dtype:
+    if (tuple(array.shape) != tuple(old.shape) and isinstance(t, Parameter)) or \
+            array.dtype != old.dtype:
         raise ValueError(f"rebind_data on '{t.name}': {array.dtype}{list(array.shape)} does not "
                          f"match the tensor's {old.dtype}{list(old.shape)}")
     t._data = array

@@ -112,7 +112,7 @@ class _Backward:
         self.wrt_inputs = [i for i, v in enumerate(in_vars)
                            if not v.stop_gradient and _grad_dtype(v)]
         self.wrt_params = [i for i, (n, p) in enumerate(owner.params)
-                           if p.trainable and _grad_dtype(gb.var(n))]
+                           if getattr(p, "trainable", False) and _grad_dtype(gb.var(n))]
         wrt = [in_vars[i] for i in self.wrt_inputs] + \
             [gb.var(owner.params[i][0]) for i in self.wrt_params]
         wrt_names = {v.name for v in wrt}

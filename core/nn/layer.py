@@ -168,6 +168,11 @@ class Layer:
         return block.create_var(name=name, shape=[-1] if shape is None else list(shape),
                                 dtype=dtype, persistable=bool(persistable), stop_gradient=True)
 
+    def create_tensor(self, name=None, persistable=None, dtype=None):
+        """PaddlePaddle 2.x's ``Layer.create_tensor``: :meth:`create_variable` with its default
+        shape, a tensor to write into (``paddle.assign(y, self.t)``) or register as a buffer."""
+        return self.create_variable(name=name, persistable=persistable, dtype=dtype)
+
     def add_parameter(self, name, parameter):
         """Register ``parameter`` (or None) under attribute ``name``."""
         self._check_init("add_parameter")
@@ -204,6 +209,9 @@ class Layer:
         self._drop_attr(name)
         self._buffers[name] = tensor
         if persistable:
+            if isinstance(tensor, Tensor):
+                # a static program reads and writes it as a persistable variable
+                tensor.persistable = True
             self._non_persistable_buffer_names.discard(name)
         else:
             self._non_persistable_buffer_names.add(name)

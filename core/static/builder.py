@@ -252,6 +252,12 @@ def append_op(op, inputs, attrs, outputs=None, program=None, grad=True):
                        (t.persistable or not t.stop_gradient) else t for t in targets]
             target = targets if isinstance(target, (list, tuple)) else targets[0]
             for t in targets:
+                if is_eager_tensor(t):
+                    raise TypeError(
+                        f"op '{op.type}' output '{name}' cannot be written into eager tensor "
+                        f"'{t.name}' while a static program is built: only a persistable one "
+                        "(a Parameter, or a Layer buffer: register_buffer(name, tensor)) is a "
+                        "variable of the program")
                 if not isinstance(t, Variable):
                     raise TypeError(f"op '{op.type}' output '{name}' must be written to a static "
                                     f"Variable, got {type(t).__name__}")
