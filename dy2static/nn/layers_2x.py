@@ -38,6 +38,13 @@ class Linear(_nn.Linear):
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__(in_features=in_features, out_features=out_features,
                          weight_attr=weight_attr, bias_attr=bias_attr)
+        self._name = name
+
+    def extra_repr(self):
+        """As PaddlePaddle 2.x prints it: ``in_features=10, out_features=3, dtype=float32``."""
+        rows, cols = self.weight.shape
+        name = f", name={self._name}" if self._name else ""
+        return f"in_features={rows}, out_features={cols}, dtype={self.weight.dtype.name}{name}"
 
 
 class Embedding(_nn.Embedding):

@@ -77,3 +77,10 @@ def test_parameter_keeps_its_shape_when_written_back():
     p = core.Parameter(np.zeros([3], "float32"), name="p")
     with pytest.raises(ValueError, match="does not match"):
         rebind_data(p, np.zeros([4], "float32"))
+
+
+def test_linear_prints_as_paddle():
+    # the guide shows Linear(in_features=10, out_features=3, dtype=float32)
+    assert repr(paddle.nn.Linear(10, 3)) == "Linear(in_features=10, out_features=3, dtype=float32)"
+    model = paddle.nn.Sequential(paddle.nn.Linear(4, 2, name="fc"))
+    assert "Linear(in_features=4, out_features=2, dtype=float32, name=fc)" in repr(model)
