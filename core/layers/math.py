@@ -15,7 +15,7 @@ from ..ops.math import flat2d, matmul_shape
 from .activation import apply_act
 
 __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
-           "elementwise_pow", "elementwise_max", "elementwise_min", "elementwise_mod",
+           "elementwise_pow", "pow", "elementwise_max", "elementwise_min", "elementwise_mod",
            "elementwise_floordiv", "scale", "abs", "exp", "log", "sqrt", "rsqrt", "square",
            "sign", "floor", "ceil", "round", "sin", "cos", "clip", "sums", "matmul", "mul",
            "cast", "isfinite", "has_nan", "less_than", "less_equal", "greater_than",
@@ -70,6 +70,14 @@ def elementwise_div(x, y, axis=-1, act=None, name=None):
 def elementwise_pow(x, y, axis=-1, act=None, name=None):
     """``x ** y`` (broadcasting as :func:`elementwise_add`)."""
     return _binary("elementwise_pow", x, y, axis, act)
+
+
+def pow(x, factor=1.0, name=None):
+    """``x ** factor`` elementwise (``paddle.fluid.layers.pow``); ``factor`` is a Python number
+    (kept weak: the result has x's dtype) or a one-element Tensor."""
+    check_variable(x, "x", "pow")
+    return elementwise_pow(x, factor if is_variable_like(factor) else
+                           check_number(factor, "factor", "pow"))
 
 
 def elementwise_max(x, y, axis=-1, act=None, name=None):

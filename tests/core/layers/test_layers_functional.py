@@ -44,6 +44,17 @@ def test_elementwise(name, fn):
     close(getattr(L, name)(t(x), 1.5), fn(x, np.float32(1.5)), rtol=1e-6)
 
 
+def test_pow_of_a_factor():
+    # fluid.layers.pow(x, factor): a Python factor keeps x's dtype; a bad one names 'factor'
+    x = f32(2, 3, lo=0.5, hi=2)
+    out = L.pow(t(x), 2)
+    assert out.dtype == np.float32
+    close(out, x ** 2, rtol=1e-6)
+    close(L.pow(t(x), factor=0.5), np.sqrt(x), rtol=1e-6)
+    with pytest.raises(TypeError, match="factor"):
+        L.pow(t(x), "2")
+
+
 def test_elementwise_axis_and_act():
     x, y = f32(2, 3, 4), f32(3)
     close(L.elementwise_add(t(x), t(y), axis=1), x + y[None, :, None], rtol=1e-6)
