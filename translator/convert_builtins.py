@@ -1,5 +1,5 @@
 """Runtime helpers for builtins and attributes with a static form: ``len``, ``int`` / ``float`` /
-``bool`` casts, ``x.item()``, ``print``, ``assert`` and ``x.shape``.
+``bool`` casts, ``x.item()``, ``x.numpy()``, ``print``, ``assert`` and ``x.shape``.
 
 A static Variable argument gives the static op (``shape`` / ``array_length``, ``cast``,
 ``Assert``); anything else runs Python's builtin. ``print`` while a Program is built is a
@@ -20,7 +20,8 @@ from .convert_state import dtype_name, is_static, layers, mark_weak, where
 from .tensor_list import convert_list_setitem, is_array
 
 __all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_item", "convert_len",
-           "convert_print", "convert_setitem", "convert_setitem_aug", "convert_shape"]
+           "convert_numpy", "convert_print", "convert_setitem", "convert_setitem_aug",
+           "convert_shape"]
 
 
 def convert_setitem(target, index, value):
@@ -138,6 +139,16 @@ def convert_item(x):
     if is_static(x):
         return mark_weak(_one_element(x, "item() needs a tensor with"), dtype_name(x) != "bool")
     return x.item()
+
+
+def convert_numpy(x):
+    """``x.numpy()``: a static Variable stands for its own array (as in PaddlePaddle, whose
+    translator drops ``.numpy()`` from converted code), so ``if t.numpy()[0] > 5`` or
+    ``t.numpy() < 0`` is the tensor condition it means eagerly; anything else's own
+    ``numpy()``."""
+    if is_static(x):
+        return x
+    return x.numpy()
 
 
 def convert_print(*args, sep=" ", end="\n", file=None, flush=False):

@@ -14,13 +14,13 @@ Python's semantics. The helpers live by concern:
   flags, rollback and re-tracing);
 * ``convert_iter`` -- the iterables of ``for`` (``range`` / ``enumerate`` / ``zip``);
 * ``tensor_list`` -- ``list.append`` / ``pop`` / indexing on lists or tensor arrays;
-* ``convert_builtins`` -- ``len``, casts, ``x.item()``, ``print``, ``assert``, ``x.shape``,
-  ``x[i] = v``, ``x[i] += v``;
+* ``convert_builtins`` -- ``len``, casts, ``x.item()``, ``x.numpy()``, ``print``, ``assert``,
+  ``x.shape``, ``x[i] = v``, ``x[i] += v``;
 * ``convert_calls`` -- ``convert_call`` (recursive conversion of called functions) and
   ``convert_super``.
 """
 from .convert_builtins import convert_assert, convert_cast, convert_item, convert_len, \
-    convert_print, convert_setitem, convert_setitem_aug, convert_shape
+    convert_numpy, convert_print, convert_setitem, convert_setitem_aug, convert_shape
 from .convert_calls import convert_call, convert_super
 from .control_flow import Targets, check_bound, convert_compare, convert_for_loop, \
     convert_ifelse, convert_ifexp, convert_in, convert_logical_and, convert_logical_not, \
@@ -56,6 +56,7 @@ __all__ = [
     "convert_logical_and",
     "convert_logical_not",
     "convert_logical_or",
+    "convert_numpy",
     "convert_print",
     "convert_range",
     "convert_setitem",

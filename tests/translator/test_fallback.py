@@ -73,7 +73,7 @@ def test_numpy_in_a_called_function_falls_back_once_with_a_warning(caplog):
 def test_fallback_is_per_signature(caplog):
     def maybe_numpy(x, use_numpy):
         if use_numpy:
-            return core.to_tensor(x.numpy() + 1)
+            return core.to_tensor(np.asarray(x.numpy()) + 1)
         return x + 1
 
     fn = declarative(maybe_numpy, full_graph=False)
@@ -172,3 +172,31 @@ def test_report_shows_the_fallback():
 def test_full_graph_must_be_a_bool():
     with pytest.raises(TypeError, match="'full_graph'"):
         declarative(support_func, full_graph="yes")
+
+
+def numpy_in_conditions(x):
+    if x.numpy()[0] > 0 and x.numpy()[-1] < 10:
+        x = x + 1
+    while x.numpy()[0] < 3:
+        x = x + 1
+    return x
+
+
+def test_numpy_as_an_operand_is_the_variable_and_elsewhere_falls_back(caplog):
+    # PaddlePaddle's translator drops ``.numpy()``: as an operand of a comparison, operator or
+    # subscript a static Variable means what its array means eagerly; a value handed on
+    # (``np.asarray(x.numpy())``) cannot be one, and the function runs eagerly
+    fn = declarative(numpy_in_conditions)
+    for values in ([1.0, 2.0], [-1.0, 2.0], [5.0, 20.0]):
+        x = core.to_tensor(np.array(values, np.float32))
+        ProgramTranslator().enable(False)
+        expected = fn(x).numpy()
+        ProgramTranslator().enable(True)
+        np.testing.assert_allclose(fn(x).numpy(), expected)
+    assert not any("fallback" in i for i in ProgramTranslator().cache_info(fn))
+    with pytest.raises(TypeError, match=r"numpy\(\)"):
+        declarative(numpy_handed_on)(_int_tensor(2))
+
+
+def numpy_handed_on(x):
+    return core.to_tensor(np.asarray(x.numpy()) + 1)

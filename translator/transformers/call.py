@@ -7,9 +7,11 @@ Layers (converted recursively, cached) and ``f`` itself for builtins, library co
 shadows one holds the user's object and calls it. Calls to the helpers themselves
 (``_d2s.*``, and ``_d2s.convert_call(f)(...)`` made by earlier passes) are left alone.
 
-Two calls have their own helper: ``x.item()`` -> ``_d2s.convert_item(x)`` (a static
+Three calls have their own helper: ``x.item()`` -> ``_d2s.convert_item(x)`` (a static
 Variable's value as a 0-d Variable standing for the Python number; anything else's own
-``item()``), and a zero-argument ``super()`` in a method ->
+``item()``), ``x.numpy()`` used as an operand -> ``_d2s.convert_numpy(x)`` (a static
+Variable stands for its array, as PaddlePaddle's translator drops ``.numpy()``: ``if
+t.numpy()[0] > 5``; anything else's own ``numpy()``), and a zero-argument ``super()`` in a method ->
 ``_d2s.convert_super(super, lambda: __class__, self)``: ``super(__class__, self)`` when
 ``super`` is the builtin, because the converted function is not defined in the class body
 (``__class__`` is the original method's closure cell, which the converted function shares);
@@ -23,9 +25,41 @@ from ..visitor import NodeTransformer
 __all__ = ["transform"]
 
 
+def _numpy_operands(fn_node):
+    """The ``x.numpy()`` calls that are operands of an operator, subscript or condition (where
+    a static Variable means what the array means eagerly). Elsewhere -- a value assigned or
+    passed to a function, likely numpy's -- ``numpy()`` stays a call: on a static Variable
+    it raises, and the declarative function falls back to eager execution (or fails, with
+    ``full_graph``)."""
+    found = set()
+    for node in gast.walk(fn_node):
+        if isinstance(node, gast.Compare):
+            operands = [node.left] + node.comparators
+        elif isinstance(node, gast.BinOp):
+            operands = [node.left, node.right]
+        elif isinstance(node, gast.BoolOp):
+            operands = node.values
+        elif isinstance(node, gast.Subscript):
+            operands = [node.value]
+        elif isinstance(node, gast.UnaryOp):
+            operands = [node.operand]
+        elif isinstance(node, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+            operands = [node.test]
+        else:
+            continue
+        found.update(id(op) for op in operands if _is_numpy_call(op))
+    return found
+
+
+def _is_numpy_call(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+        node.func.attr == "numpy" and not node.args and not node.keywords
+
+
 class _Call(NodeTransformer):
     def __init__(self, ctx, fn_node):
         self.ctx = ctx
+        self.numpy_operands = _numpy_operands(fn_node)
         args = fn_node.args.posonlyargs + fn_node.args.args
         self.first_param = args[0].id if args else None
 
@@ -46,6 +80,9 @@ class _Call(NodeTransformer):
         if isinstance(func, gast.Attribute) and func.attr == "item" and not node.args and \
                 not node.keywords:
             return replace_as_expression("helpers.convert_item(obj)", origin=node,
+                                         helpers=self.ctx.helpers, obj=func.value)
+        if id(node) in self.numpy_operands:
+            return replace_as_expression("helpers.convert_numpy(obj)", origin=node,
                                          helpers=self.ctx.helpers, obj=func.value)
         node.func = replace_as_expression("helpers.convert_call(func)", origin=node,
                                           helpers=self.ctx.helpers, func=func)
