@@ -373,6 +373,9 @@ def static_logical(x, y_fn, x_is_result_when):
 
     def take_y():
         y = y_fn()
+        if is_union(y):  # a chain ``x and (z and None)``: y is itself one of several things
+            holder.append(y)
+            return _union_outputs(y, None, x_is_result_when)
         # NOTE: a Python number on the right promotes with x as numpy promotes a Python
         # scalar (``bool_tensor or 3`` is int64 3, not True)
         number = isinstance(y, (bool, int, float))
@@ -391,6 +394,8 @@ def static_logical(x, y_fn, x_is_result_when):
         return var
 
     def take_x():
+        if len(holder) > 2 and is_union(holder[2]):
+            return _union_outputs(holder[2], x_is_result_when, x_is_result_when)
         if holder[0] is not None and holder[0] != dtype_name(x):
             return lay.cast(x, holder[0])
         return lay.assign(x)
@@ -400,6 +405,13 @@ def static_logical(x, y_fn, x_is_result_when):
     taken_y = lay.logical_not(pred) if x_is_result_when else pred
     # y's branch is traced first: it decides the common dtype
     out = lay.cond(taken_y, take_y, take_x)
+    if len(holder) > 2 and is_union(holder[2]):
+        # NOTE: the value is x or one of y's alternatives: the cond gave the selector (0 for
+        # x), the truth where y's is known and the alternatives' static leaves
+        y, out = holder[2], list(out)
+        truth = out.pop(1) if y.truth is not None else None
+        alts = [_pack_static(alt, out, 1) for alt in y.alternatives]
+        return PathUnion(out[0], [x] + alts, truth)
     if len(holder) > 2:
         # NOTE: y is no Tensor: the value is x or that Python object, chosen at run time
         # (returned from the function, or used as a condition through its truth value)
@@ -412,6 +424,32 @@ def static_logical(x, y_fn, x_is_result_when):
     # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
     # promote like a weak number against a float tensor
     return mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
+
+
+def _union_outputs(y, x_truth, x_is_result_when):
+    """The outputs of one path of ``x and y`` / ``x or y`` where ``y`` is a :class:`PathUnion`:
+    the selector (y's shifted past x's alternative; 0 on x's path, ``x_truth`` not None), the
+    value's truth (x's path: ``x_truth``; y's path: y's truth) where y's is known, then every
+    static leaf of y's alternatives (placeholders on x's path)."""
+    lay = layers()
+    leaves = [leaf for alt in y.alternatives for leaf in flatten(alt)[0] if is_static(leaf)]
+    if x_truth is not None:
+        outs = [lay.fill_constant([], "int64", 0)]
+        if y.truth is not None:
+            outs.append(lay.fill_constant([], "bool", bool(x_truth)))
+        return outs + [placeholder(template(leaf)) for leaf in leaves]
+    outs = [lay.reshape(y.selector, []) + 1]
+    if y.truth is not None:
+        outs.append(lay.reshape(lay.cast(y.truth, "bool"), []))
+    return outs + leaves
+
+
+def _pack_static(value, outs, start):
+    """``value`` with its static leaves taken in order from ``outs``, from index ``start``
+    (advanced past those taken: ``outs[start:]`` shrinks)."""
+    leaves, tree = flatten(value)
+    packed = [outs.pop(start) if is_static(leaf) else leaf for leaf in leaves]
+    return structure.pack(tree, packed)
 
 
 def _numel(shape):

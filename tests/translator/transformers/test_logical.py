@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 
 import core
+from translator import declarative
 
+from ..three_way import check_three_ways
 from ..conftest import as_array, both, convert, op_types, run_static
 
 
@@ -152,3 +154,24 @@ def test_static_and_or_give_the_operand_python_gives():
             (got,) = exe.run(main, feed=feed, fetch_list=outputs)
             expected = fn(sem.tensor(x), *map(sem.tensor, args))
             assert got.tolist() == np.reshape(as_array(expected), [1]).tolist()  # 999999 vs 0
+
+
+def chain_to_python(a, b, y):
+    """``a and (b and y)`` / ``a or (b and y)`` with a Python ``y`` (None, a str): the inner
+    operation is already one of two things, the outer one of three."""
+    r = a > 0 and b > 0 and y
+    s = a > 0 or (b > 0 and y)
+    if not (a > 0 and (b > 0 and y)):
+        a = a + 1
+    if s:
+        a = a * 3
+    return a, r, s
+
+
+def test_chains_ending_in_a_python_object_as_conditions_and_results():
+    for y in (None, "s"):
+        for a in (1.0, -1.0):
+            for b in (1.0, -1.0):
+                check_three_ways(declarative(chain_to_python),
+                                 (np.float32(a) * np.ones([], "float32"),
+                                  np.float32(b) * np.ones([], "float32"), y))
