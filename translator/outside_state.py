@@ -18,12 +18,17 @@ A saved inference model has only the function's return values: it does not perfo
 writes.
 
 Attribute writes are seen on Layers (``core.nn.layer.ATTRIBUTE_OBSERVERS``), wherever the
-Layer code runs during the trace, except on Layers the trace itself creates; ``global`` and
+Layer code runs during the trace, except on Layers the trace itself creates; item writes
+(``self.cache['k'] = v``, ``self.outs.append(v)``) into the dicts and lists the traced Layer
+and its sublayers hold in attributes are found by comparing their items after the trace
+with a shallow copy taken before (each key changed is a place; a list whose length changed
+is one place, its items replaced in place); ``global`` and
 ``nonlocal`` names are those the traced function itself rebinds (``STORE_GLOBAL`` /
 ``STORE_DEREF`` in its code and its nested code) and the functions it calls through
 ``convert_call``. A value holding a Variable local to a ``cond`` / ``while`` block (not
 carried out of it) cannot be fetched: the state keeps the value it had before the call.
 """
+import copy
 import dis
 import types
 import weakref
@@ -109,6 +114,60 @@ class _Cell:
             self.cell.cell_contents = value
 
 
+class _Contents:
+    """The items of a list (replaced in place, so every name for it sees them)."""
+    __slots__ = ("container", "label_text")
+
+    def __init__(self, container, label_text):
+        self.container, self.label_text = container, label_text
+
+    def label(self):
+        return self.label_text
+
+    def get(self):
+        return copy.copy(self.container)
+
+    def set(self, value):
+        self.container[:] = value
+
+
+class _Item:
+    """One key of a dict (one index of a list whose length the trace kept)."""
+    __slots__ = ("container", "key", "label_text")
+
+    def __init__(self, container, key, label_text):
+        self.container, self.key, self.label_text = container, key, label_text
+
+    def label(self):
+        return f"{self.label_text}[{self.key!r}]"
+
+    def get(self):
+        if isinstance(self.container, dict):
+            return self.container.get(self.key, _MISSING)
+        return self.container[self.key]
+
+    def set(self, value):
+        if value is _MISSING:
+            self.container.pop(self.key, None)
+        else:
+            self.container[self.key] = value
+
+
+def _item_places(label, container, before):
+    """``(key, place, value before)`` for what the trace changed in ``container`` (``before``
+    its copy): each key of a dict, each index of a list of the same length, else the list's
+    items as one place."""
+    if isinstance(container, dict):
+        keys = [k for k in container if k not in before or before[k] is not container[k]]
+        keys += [k for k in before if k not in container]
+        return [(("item", id(container), k), _Item(container, k, label), before.get(k, _MISSING))
+                for k in keys]
+    if len(container) != len(before):
+        return [(("items", id(container)), _Contents(container, label), before)]
+    return [(("item", id(container), k), _Item(container, k, label), before[k])
+            for k, (a, b) in enumerate(zip(container, before)) if a is not b]
+
+
 class _Attr:
     __slots__ = ("obj", "name")
 
@@ -128,6 +187,10 @@ class _Attr:
             setattr(self.obj, self.name, value)
 
 
+# a Layer's own tables of parameters, sublayers, buffers and hooks: not user state
+_LAYER_STORES = frozenset(("_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks",
+                           "_forward_post_hooks"))
+
 _ACTIVE = []  # the Writes of the traces under way, innermost last
 
 
@@ -143,10 +206,20 @@ class Writes:
     On exit every place written holds its value from before again; :meth:`replay` gives
     what to write after each run."""
 
-    def __init__(self, function):
+    def __init__(self, function, instance=None):
         self.places = {}  # key -> (place, value before the trace)
         self.born, self.keep = set(), []  # the Layers the trace created
         self.add_function(function)
+        # the dicts and lists the Layer and its sublayers hold: (label, container, a copy)
+        self.held = []
+        if isinstance(instance, _layer.Layer):
+            layers = [("", instance)] + [(f"{name}.", sub) for name, sub in
+                                         instance.named_sublayers()]
+            for prefix, obj in layers:
+                for name, value in vars(obj).items():
+                    if isinstance(value, (dict, list)) and name not in _LAYER_STORES:
+                        label = f"{type(instance).__name__}.{prefix}{name}"
+                        self.held.append((label, value, copy.copy(value)))
 
     def add_function(self, function):
         """Watch the globals and nonlocals ``function`` (a function traced, or one it calls
@@ -180,6 +253,10 @@ class Writes:
     def __exit__(self, *exc):
         _layer.ATTRIBUTE_OBSERVERS.remove(self._observe)
         _ACTIVE.remove(self)
+        for label, container, before in self.held:
+            for key, place, value in _item_places(label, container, before):
+                self.places.setdefault(key, (place, value))
+        self.held = []
         self.born, self.keep = set(), []
         self.after, self.plain = [], []
         for place, before in self.places.values():

@@ -447,7 +447,7 @@ class StaticFunction:
             call_values = pack(specs, [next(it) if isinstance(v, InputSpec) else v
                                        for v in flatten(specs)])
             first = (self.instance,) if self.instance is not None else ()
-            with Writes(self.dygraph_function) as writes:
+            with Writes(self.dygraph_function, self.instance) as writes:
                 outputs = self.binder.call(converted, call_values, first)
         outputs = _eager_to_constants(outputs)
         params = _parameters_of(main)

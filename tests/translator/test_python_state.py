@@ -219,6 +219,50 @@ def test_a_layer_reused_across_calls_gets_every_calls_values():
         np.testing.assert_array_equal(net.last.numpy(), f32(value) * 3)
 
 
+class CacheNet(core.nn.Layer):
+    """Writes items of containers it holds (PaddlePaddle's NetWithControlFlowIf keeps its
+    constants in ``self.constant_vars``): a key set always, one set on one path only, a list
+    item replaced and a list appended to."""
+
+    def __init__(self):
+        super().__init__()
+        self.consts = {}
+        self.slots = [None, "keep"]
+        self.log = []
+
+    @declarative
+    def forward(self, x):
+        self.consts["bias"] = x + 1
+        if x.sum() > 0:
+            self.consts["w"] = x * 2
+        self.slots[0] = x - 1
+        self.log.append(x * 5)
+        return x
+
+
+def test_items_of_containers_a_layer_holds_are_each_calls_values():
+    for values in ((1.0, -1.0), (-1.0, 1.0)):
+        nets = CacheNet(), CacheNet()
+        for value in values:
+            e = run_eager(nets[0], (f32(value),))
+            c = run_declarative(nets[1], (f32(value),))
+            np.testing.assert_array_equal(c.numpy(), e.numpy())
+            eager, conv = nets
+            assert list(conv.consts) == list(eager.consts)
+            for key in eager.consts:
+                assert isinstance(conv.consts[key], core.Tensor)
+                np.testing.assert_array_equal(conv.consts[key].numpy(), eager.consts[key].numpy())
+            assert isinstance(conv.slots[0], core.Tensor) and conv.slots[1] == "keep"
+            np.testing.assert_array_equal(conv.slots[0].numpy(), eager.slots[0].numpy())
+            # NOTE: an append is replayed as the trace made it (one item), not once per call
+            assert all(isinstance(v, core.Tensor) for v in conv.log)
+            np.testing.assert_array_equal(conv.log[-1].numpy(), eager.log[-1].numpy())
+    net = CacheNet()
+    run_declarative(net, (f32(1.0, 2.0),))
+    run_declarative(net, (f32(1.0, 2.0, 3.0),))  # a second signature, traced from Tensors
+    np.testing.assert_array_equal(net.consts["w"].numpy(), f32(2.0, 4.0, 6.0))
+
+
 def make_counter():
     count = 0
 
