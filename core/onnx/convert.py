@@ -5,8 +5,8 @@ unexportable program fails before anything is built or written."""
 from ..ops.registry import is_list_slot
 from ..static.operator import EMPTY_VAR_NAME
 # the mapper modules fill MAPPERS when imported
-from . import (ops_beam, ops_control, ops_crf, ops_loss, ops_math, ops_nn,  # noqa: F401
-               ops_rnn, ops_sequence, ops_shape, ops_vision)
+from . import (ops_beam, ops_control, ops_crf, ops_elementary, ops_loss,  # noqa: F401
+               ops_math, ops_nn, ops_rnn, ops_sequence, ops_shape, ops_vision)
 from ._deps import helper, onnx
 from .graph import ExportContext, Graph, OpView, value_info
 from .registry import MAPPERS, NOT_EXPORTABLE, ExportError

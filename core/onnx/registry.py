@@ -51,6 +51,7 @@ NOT_EXPORTABLE = {
     "c_allreduce_prod": "collective across processes (data-parallel training programs only)",
     "c_broadcast": "collective across processes (data-parallel training programs only)",
     "c_allgather": "collective across processes (data-parallel training programs only)",
+    "inverse": "ONNX's default domain has no matrix inverse (onnxruntime's is a contrib op)",
 }
 
 

@@ -1,5 +1,6 @@
 """Ops whose result size depends on the values: ``where_index`` (the indices of the non-zero
-entries, ``paddle.nonzero``) and ``masked_select`` (the entries where a mask holds).
+entries, ``paddle.nonzero``), ``masked_select`` (the entries where a mask holds) and ``unique``
+(the distinct entries).
 
 A static program cannot know that size while it is built, so ``infer`` gives -1 for it and
 the kernel makes the real shape when the op runs (as ``range_tensor`` does).
@@ -9,7 +10,7 @@ import numpy as np
 from ._shapes import ShapeError, broadcast_shapes, unbroadcast
 from .registry import Meta, OpDef, register_op
 
-__all__ = ["masked_select", "where_index"]
+__all__ = ["masked_select", "unique", "where_index"]
 
 
 @register_op
@@ -60,3 +61,42 @@ class masked_select(OpDef):
         g = xp.zeros(shape, dtype=douts[0].dtype)
         g[xp.broadcast_to(mask, shape)] = douts[0]
         return unbroadcast(g, x.shape), None
+
+
+def _unique_axis(x_shape, axis):
+    if not axis:
+        return None
+    a = int(axis[0])
+    if not -len(x_shape) <= a < max(len(x_shape), 1):
+        raise ShapeError(f"op 'unique': axis {a} is out of range for X of shape "
+                         f"{list(x_shape)}")
+    return a % len(x_shape)
+
+
+@register_op
+class unique(OpDef):
+    """The sorted distinct entries of X (``axis`` empty: of X flattened; ``[a]``: the distinct
+    slices along axis a), with ``Indices`` (where each first occurs), ``Index`` (which distinct
+    entry each entry of X is) and ``Counts``, all of ``dtype``. Their lengths are -1 until the
+    op runs."""
+
+    outputs = ("Out", "Indices", "Index", "Counts")
+    attrs = {"axis": [], "dtype": "int64"}
+    differentiable = False
+
+    def infer(self, x, axis, dtype):
+        a, dt = _unique_axis(x.shape, axis), np.dtype(dtype)
+        if a is None:
+            n = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else -1
+            out = Meta((-1,), x.dtype)
+        else:
+            n = x.shape[a]
+            out = Meta(tuple(-1 if i == a else d for i, d in enumerate(x.shape)), x.dtype)
+        return out, Meta((-1,), dt), Meta((n,), dt), Meta((-1,), dt)
+
+    def forward(self, ctx, x, axis, dtype):
+        a, dt = _unique_axis(x.shape, axis), np.dtype(dtype)
+        out, first, inverse, counts = ctx.xp.unique(
+            x.reshape(-1) if a is None else x, return_index=True, return_inverse=True,
+            return_counts=True, axis=a)
+        return (out, first.astype(dt), inverse.reshape(-1).astype(dt), counts.astype(dt))
