@@ -398,6 +398,97 @@ class TensorOps:
     def isfinite(self):
         return functions.isfinite(self)
 
+    def isnan(self):
+        return functions.isnan(self)
+
+    def isinf(self):
+        return functions.isinf(self)
+
+    def log1p(self):
+        return functions.log1p(self)
+
+    def expm1(self):
+        return functions.expm1(self)
+
+    def log2(self):
+        return functions.log2(self)
+
+    def log10(self):
+        return functions.log10(self)
+
+    def erf(self):
+        return functions.erf(self)
+
+    def sinh(self):
+        return functions.sinh(self)
+
+    def cosh(self):
+        return functions.cosh(self)
+
+    def asin(self):
+        return functions.asin(self)
+
+    def acos(self):
+        return functions.acos(self)
+
+    def atan(self):
+        return functions.atan(self)
+
+    def amax(self, axis=None, keepdim=False):
+        return functions.amax(self, axis, keepdim)
+
+    def amin(self, axis=None, keepdim=False):
+        return functions.amin(self, axis, keepdim)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return functions.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1):
+        return functions.trace(self, offset, axis1, axis2)
+
+    def kron(self, y):
+        return functions.kron(self, y)
+
+    def cross(self, y, axis=None):
+        return functions.cross(self, y, axis)
+
+    def inverse(self):
+        return functions.inverse(self)
+
+    def clone(self):
+        return functions.clone(self)
+
+    def tolist(self):
+        return functions.tolist(self)
+
+    def rank(self):
+        return functions.rank(self)
+
+    def reverse(self, axis):
+        return functions.reverse(self, axis)
+
+    def roll(self, shifts, axis=None):
+        return functions.roll(self, shifts, axis)
+
+    def unbind(self, axis=0):
+        return functions.unbind(self, axis)
+
+    def unique(self, return_index=False, return_inverse=False, return_counts=False, axis=None,
+               dtype="int64"):
+        return functions.unique(self, return_index, return_inverse, return_counts, axis, dtype)
+
+    def gather_nd(self, index):
+        return functions.gather_nd(self, index)
+
+    def scatter_nd_add(self, index, updates):
+        return functions.scatter_nd_add(self, index, updates)
+
+    def index_sample(self, index):
+        return functions.index_sample(self, index)
+
+    def strided_slice(self, axes, starts, ends, strides):
+        return functions.strided_slice(self, axes, starts, ends, strides)
+
     def allclose(self, y, rtol=1e-05, atol=1e-08, equal_nan=False):
         return functions.allclose(self, y, rtol, atol, equal_nan)
 

@@ -6,7 +6,9 @@ Each takes 2.0's argument names (``axis``, ``keepdim``, ``x``) and calls the flu
 
 The functions that are compositions of several ops live beside this module, by theme:
 :mod:`core.tensor_search` (gather along an axis, sort, topk, masked_select, ...),
-:mod:`core.tensor_math` (cumsum, norm, dist, ...) and :mod:`core.tensor_random` (rand, randn,
+:mod:`core.tensor_math` (cumsum, norm, dist, ...), :mod:`core.tensor_linalg` (diagonal, trace,
+kron, inverse, einsum, amax, ...), :mod:`core.tensor_manipulation` (roll, unbind, unique,
+scatter_nd_add, index_sample, assign, clone, ...) and :mod:`core.tensor_random` (rand, randn,
 randint, ...); this module collects them. In-place variants (``reshape_``) make the tensor or
 Variable take the result, as ``x[i] = v`` does. Each function also registers itself as the
 ``Tensor`` / ``Variable`` method of the same name (:mod:`core.operator_mixin`).
@@ -21,6 +23,12 @@ from . import mode as _mode
 from .autograd import record_rebind
 from .operator_mixin import register as _register_methods
 from .tensor import Tensor
+from .tensor_linalg import (amax, amin, cross, diag, diagonal, einsum, inverse, kron,
+                            trace)
+from .tensor_manipulation import (assign, clone, crop_tensor, gather_nd, index_sample, is_tensor,
+                                  meshgrid, multiplex, rank, reverse, roll, scatter_nd,
+                                  scatter_nd_add, shard_index, strided_slice, tolist, unbind,
+                                  unique)
 from .tensor_math import (all, allclose, any, bmm, cumsum, dist, dot, equal_all, eye, logsumexp,
                           mm, norm, std, t, tril, triu, var)
 from .tensor_random import normal, rand, randint, randn, randperm, standard_normal, uniform
@@ -43,6 +51,14 @@ __all__ = [
     "reciprocal", "reshape_", "scatter", "sort", "squeeze_", "standard_normal", "std", "t",
     "uniform", "unsqueeze_", "var", "normal", "sigmoid", "logsumexp", "any", "all", "eye",
     "tril", "triu", "equal_all", "flip",
+    # elementary functions (core.layers.elementary)
+    "acos", "asin", "atan", "cosh", "erf", "expm1", "isinf", "isnan", "log10", "log1p", "log2",
+    "sinh",
+    # core.tensor_linalg and core.tensor_manipulation
+    "amax", "amin", "cross", "diag", "diagonal", "einsum", "inverse", "kron", "trace",
+    "assign", "clone", "crop_tensor", "gather_nd", "index_sample", "is_tensor", "meshgrid",
+    "multiplex", "rank", "reverse", "roll", "scatter_nd", "scatter_nd_add", "shard_index",
+    "strided_slice", "tolist", "unbind", "unique",
 ]
 # NOTE: ``clip`` (the 2.x function) is not in __all__: ``core.clip`` stays the gradient-clipping
 # module fluid code reaches (``fluid.clip.GradientClipByGlobalNorm``); ``dy2static.clip`` is it.
@@ -56,6 +72,9 @@ cast, reshape, shape, slice = _L.cast, _L.reshape, _L.shape, _L.slice
 concat, stack = _L.concat, _L.stack
 tile, transpose, unstack, isfinite = _L.tile, _L.transpose, _L.unstack, _L.isfinite
 sigmoid, increment = _L.sigmoid, _L.increment
+acos, asin, atan, cosh, erf, sinh = _L.acos, _L.asin, _L.atan, _L.cosh, _L.erf, _L.sinh
+expm1, isinf, isnan, log10, log1p, log2 = _L.expm1, _L.isinf, _L.isnan, _L.log10, _L.log1p, \
+    _L.log2
 equal, not_equal, less_than, less_equal = _L.equal, _L.not_equal, _L.less_than, _L.less_equal
 greater_than, greater_equal = _L.greater_than, _L.greater_equal
 logical_and, logical_or, logical_not, logical_xor = _L.logical_and, _L.logical_or, \

@@ -5,8 +5,8 @@ to the current block and returns a Variable. Names and arguments follow
 ``paddle.fluid.layers``.
 """
 from .._reexport import reexport
-from . import (activation, beam, control_flow, creation, loss, math, nn, reduce, rnn, sequence,
-               shape, tensor_array, vision)
+from . import (activation, beam, control_flow, creation, elementary, loss, math, nn, reduce, rnn,
+               sequence, shape, tensor_array, vision)
 
-__all__ = reexport(globals(), [math, activation, reduce, creation, shape, nn, loss,
+__all__ = reexport(globals(), [math, activation, elementary, reduce, creation, shape, nn, loss,
                                control_flow, tensor_array, sequence, rnn, beam, vision])
