@@ -132,12 +132,30 @@ def _out(out, arg, api):
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of ``shape`` and ``dtype`` filled with ``value`` (written into ``out`` when
-    given)."""
+    given). ``value`` is a number, or a one-element Tensor (in static mode a Variable, whose
+    value the program reads when it runs, as PaddlePaddle's ``ValueTensor``)."""
     api = "fill_constant"
     dims, tensor = _shape(shape, api)
+    if is_variable_like(value) and not _mode.in_dynamic_mode():
+        return _fill_with_variable(dims, _dtype(dtype, api), value, tensor,
+                                   _out(out, "out", api), api)
     attrs = {"shape": dims, "dtype": _dtype(dtype, api),
              "value": _number(value, "value", api, allow_bool=True)}
     return _create("fill_constant", attrs, tensor, outputs=_out(out, "out", api))
+
+
+def _fill_with_variable(dims, dtype, value, tensor, outputs, api):
+    """``fill_constant`` of a static one-element ``value``: zeros of the shape plus the value
+    (reshaped to 0-d, cast to ``dtype``)."""
+    numel = int(np.prod(value.shape)) if all(d >= 0 for d in value.shape) else -1
+    if numel not in (1, -1):
+        raise ValueError(f"{api}(): argument 'value' must be a number or a one-element "
+                         f"Tensor, got a Variable of shape {list(value.shape)}")
+    scalar = apply("reshape", [value], {"shape": []})
+    if np.dtype(value.dtype).name != dtype:
+        scalar = apply("cast", [scalar], {"out_dtype": dtype})
+    zeros = _create("fill_constant", {"shape": dims, "dtype": dtype, "value": 0}, tensor)
+    return apply("elementwise_add", [zeros, scalar], {"axis": -1}, outputs=outputs)
 
 
 def ones(shape, dtype, force_cpu=False, name=None):

@@ -409,6 +409,25 @@ def test_fill_constant_ones_zeros():
     close(out, np.full(3, 2.0, np.float32))
 
 
+def test_fill_constant_of_a_static_value():
+    # PaddlePaddle's ValueTensor: the value a one-element Variable holds when the program runs
+    main, startup = core.static.Program(), core.static.Program()
+    with core.static.program_guard(main, startup):
+        core.enable_static()
+        try:
+            v = core.static.data("fc_value", [1], "int64")
+            outs = [L.fill_constant([2, 3], "float32", v), L.fill_constant([], "int32", v * 2)]
+            with pytest.raises(ValueError, match="'value' must be a number or a one-element"):
+                L.fill_constant([2], "float32", L.fill_constant([2], "int64", 1))
+        finally:
+            core.disable_static()
+    exe = core.Executor(core.CPUPlace())
+    a, b = exe.run(main, feed={"fc_value": np.array([3], np.int64)}, fetch_list=outs)
+    assert (a.dtype, a.shape, b.dtype, b.shape) == (np.float32, (2, 3), np.int32, ())
+    np.testing.assert_array_equal(a, np.full((2, 3), 3.0))
+    assert int(b) == 6
+
+
 @pytest.mark.parametrize("shape,err,match", [
     (3, TypeError, "must be a list of ints"),
     ([2, 1.5], TypeError, "must hold ints"),
