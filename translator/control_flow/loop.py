@@ -122,6 +122,18 @@ def _needed_fix(before, after, fix):
     return observed
 
 
+def _dtype_change_error(name, before, var, where_):
+    """A Tensor loop variable whose body gives it another dtype (``float32_x += int32_i`` is
+    float64 eagerly): eagerly its dtype after the loop depends on the trip count."""
+    label = "the return value" if name.startswith("__return_value") else f"variable '{name}'"
+    return TypeError(
+        f"{label} is {dtype_name(before)} before a loop whose condition is a Tensor{where_} "
+        f"and {dtype_name(var)} after its body (as eagerly, where the dtype after the loop "
+        "depends on how many times it runs); a static loop variable keeps one dtype -- cast "
+        f"it to {dtype_name(var)} before the loop, or the body's result back to "
+        f"{dtype_name(before)}")
+
+
 def _unknown_shape_error(name, before, var, where_):
     return ValueError(
         f"variable '{name}' is {kind(before)} of shape [] before a loop whose condition is a "
@@ -326,6 +338,8 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
             fix = _needed_fix(slots.before[s], var, fixes.get(slots.keys[s]))
             if fix is not None:
                 raise _Retrace(slots.keys[s], fix)
+            if dtype_name(var) != dtype_name(before) and not is_array(before):
+                raise _dtype_change_error(slots.labels[s], before, var, where_)
             outs.append(var)
         return outs + [v + 1 for v in step]
 
