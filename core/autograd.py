@@ -15,7 +15,7 @@ from .errors import describe_value
 from .ops.registry import KernelContext, is_list_slot, slot_name
 
 __all__ = ["Node", "no_grad", "is_grad_enabled", "set_grad_enabled", "run_backward",
-           "register_tensor_type", "register_backward_hook"]
+           "partial_grads", "register_tensor_type", "register_backward_hook"]
 
 _grad_state = {"enabled": True}
 _backward_hooks = []  # weak references to hook objects, in registration order
@@ -304,3 +304,94 @@ def _notify_ready(hooks, pending, tensors):
                 del pending[k]
                 for h in hooks:
                     h.grad_ready(t)
+
+
+def _flat_grads(slots):
+    for g in slots:
+        if isinstance(g, list):
+            yield from g
+        else:
+            yield g
+
+
+def partial_grads(roots, seeds, inputs, retain_graph=False, no_grad=()):
+    """``paddle.grad`` eagerly: the gradient arrays of the sum of ``roots`` (each seeded with
+    the array in ``seeds``, ones where None) with respect to each tensor of ``inputs`` (leaf or
+    not; None for one the roots do not reach). No tensor's ``.grad`` changes; only the nodes
+    between the roots and the inputs run their backward. Tensors in ``no_grad`` pass no
+    gradient on. Without ``retain_graph`` the nodes that ran are freed, as by ``backward``."""
+    targets = {id(t): k for k, t in enumerate(inputs)}
+    blocked = {id(t) for t in no_grad}
+    result = [None] * len(inputs)
+    order, inputs_of, seen = [], {}, set()
+    for root in roots:
+        if root._node is not None and id(root._node) not in seen:
+            part, ins = _topo_order(root._node)
+            inputs_of.update(ins)
+            for n in part:
+                if id(n) not in seen:
+                    seen.add(id(n))
+                    order.append(n)
+    # the nodes from which an input is reachable (producers come first in ``order``)
+    needed = set()
+    for n in order:
+        for _, _, t in inputs_of[id(n)]:
+            if t.stop_gradient or id(t) in blocked:
+                continue
+            if id(t) in targets or (t._node is not None and id(t._node) in needed):
+                needed.add(id(n))
+                break
+    grads = {id(n): _empty_grads(n) for n in order}
+    for root, seed in zip(roots, seeds):
+        xp = array_module_of(root._data)
+        seed = xp.ones_like(root._data) if seed is None else seed
+        k = targets.get(id(root))
+        if root._node is not None:
+            _accumulate(grads[id(root._node)], root._out_idx, seed)
+        elif k is not None:
+            result[k] = seed if result[k] is None else result[k] + seed
+    by_node = {}
+    for t in inputs:
+        if t._node is not None and id(t._node) in grads:
+            by_node.setdefault(id(t._node), []).append(t)
+    ctx = KernelContext(xp, place_of(roots[0]._data))
+    for n in reversed(order):
+        for t in by_node.get(id(n), ()):  # a non-leaf input: its users have all run
+            slots = grads[id(n)]
+            slot, pos = t._out_idx
+            g = slots[slot] if pos is None else slots[slot][pos]
+            k = targets[id(t)]
+            if g is not None:
+                result[k] = g if result[k] is None else result[k] + g
+        if id(n) not in needed or not any(
+                g is not None for g in _flat_grads(grads[id(n)])):  # no gradient reached it
+            continue
+        if n.in_arrays is None:
+            raise RuntimeError(f"grad through op '{n.op.type}' a second time: its graph was "
+                               "freed by an earlier backward; pass retain_graph=True to it")
+        op = n.op
+        tensors = [(i, j, t) for i, j, t in inputs_of[id(n)]
+                   if not t.stop_gradient and id(t) not in blocked and
+                   (id(t) in targets or (t._node is not None and id(t._node) in needed))]
+        needs = [False] * len(op.inputs)
+        for i, _, _ in tensors:
+            needs[i] = slot_name(op.inputs[i]) not in op.nondiff_inputs
+        if True not in needs:
+            continue
+        ctx.needs_grad = tuple(needs)
+        in_grads = op.backward(ctx, n.in_arrays, n.out_arrays, _douts(n, grads[id(n)], xp),
+                               **n.attrs)
+        for i, j, t in tensors:
+            g = in_grads[i] if j is None else in_grads[i][j]
+            if g is None or not needs[i]:
+                continue
+            if g.shape != t._data.shape or g.dtype != t._data.dtype:
+                g = _check_grad(n, t, g)
+            if t._node is None:  # a leaf: one of the inputs
+                k = targets[id(t)]
+                result[k] = g if result[k] is None else result[k] + g
+            else:  # complete when its node comes (a non-leaf input is read there)
+                _accumulate(grads[id(t._node)], t._out_idx, g)
+        if not retain_graph:
+            n.in_arrays = n.out_arrays = None
+    return result

@@ -6,7 +6,8 @@ types or dtypes. Promotion follows numpy 2 (NEP 50): Python scalars are weak, so
 """
 import numpy as np
 
-__all__ = ["convert_dtype", "dtype_name", "result_type", "is_floating", "is_integer", "is_bool"]
+__all__ = ["convert_dtype", "dtype_name", "result_type", "is_floating", "is_integer", "is_bool",
+           "get_default_dtype", "set_default_dtype"]
 
 _ALIASES = {"float": "float32", "double": "float64", "int": "int64", "long": "int64",
             "half": "float16", "bool_": "bool"}
@@ -28,6 +29,29 @@ def convert_dtype(dtype):
         names = ", ".join(sorted(x.name for x in _SUPPORTED))
         raise TypeError(f"unsupported dtype {dtype!r}; expected one of: {names}")
     return d
+
+
+_default = {"float": np.dtype("float32")}
+
+
+def get_default_dtype():
+    """The float dtype creation functions default to (``paddle.get_default_dtype``): a name,
+    ``'float32'`` unless :func:`set_default_dtype` changed it."""
+    return _default["float"].name
+
+
+def set_default_dtype(d):
+    """``paddle.set_default_dtype``: make ``d`` (float16, float32 or float64) the dtype that
+    ``zeros`` / ``ones`` / ``full`` / ``eye`` / ``rand`` / ``randn`` / ... and ``to_tensor``
+    of Python floats give when no dtype is named."""
+    try:
+        dt = convert_dtype(d)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f":
+        raise TypeError(f"set_default_dtype(): argument 'd' must be float16, float32 or "
+                        f"float64, got {d!r}")
+    _default["float"] = dt
 
 
 _NAMES = {d: d.name for d in _SUPPORTED}  # NOTE: ``dtype.name`` is a slow Python property

@@ -328,13 +328,16 @@ def is_tensor(x):
 
 
 def _default_float(arr):
-    return arr.astype(np.float32) if arr.dtype == np.float64 else arr
+    """Python floats (numpy's float64) as the default dtype (float32 unless
+    ``set_default_dtype`` changed it)."""
+    return arr.astype(_dtypes.get_default_dtype()) if arr.dtype == np.float64 else arr
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """An eager tensor from a scalar, (nested) list, ndarray or Tensor (always a copy).
 
-    Python floats become float32 and ints int64 unless ``dtype`` says otherwise; a numpy array
+    Python floats become the default dtype (float32, see ``set_default_dtype``) and ints int64
+    unless ``dtype`` says otherwise; a numpy array
     keeps its dtype. Inside a static program this emits an ``assign`` op instead (see
     :func:`to_variable`).
     """

@@ -21,8 +21,10 @@ import numpy as np
 from . import layers as _L
 from . import mode as _mode
 from .autograd import record_rebind
+from .dtypes import get_default_dtype, set_default_dtype
 from .operator_mixin import register as _register_methods
 from .tensor import Tensor
+from .tensor_autograd import grad
 from .tensor_linalg import (amax, amin, cross, diag, diagonal, einsum, inverse, kron,
                             trace)
 from .tensor_manipulation import (assign, clone, crop_tensor, gather_nd, index_sample, is_tensor,
@@ -58,7 +60,8 @@ __all__ = [
     "amax", "amin", "cross", "diag", "diagonal", "einsum", "inverse", "kron", "trace",
     "assign", "clone", "crop_tensor", "gather_nd", "index_sample", "is_tensor", "meshgrid",
     "multiplex", "rank", "reverse", "roll", "scatter_nd", "scatter_nd_add", "shard_index",
-    "strided_slice", "tolist", "unbind", "unique",
+    "strided_slice", "tolist", "unbind", "unique", "grad",
+    "get_default_dtype", "set_default_dtype",
 ]
 # NOTE: ``clip`` (the 2.x function) is not in __all__: ``core.clip`` stays the gradient-clipping
 # module fluid code reaches (``fluid.clip.GradientClipByGlobalNorm``); ``dy2static.clip`` is it.
@@ -196,7 +199,7 @@ def _float_or_int(value, dtype):
         return dtype
     if isinstance(value, (bool, np.bool_)):
         return "bool"
-    return "int64" if isinstance(value, (int, np.integer)) else "float32"
+    return "int64" if isinstance(value, (int, np.integer)) else get_default_dtype()
 
 
 def full(shape, fill_value, dtype=None, name=None):
@@ -212,13 +215,13 @@ def full(shape, fill_value, dtype=None, name=None):
 
 
 def zeros(shape, dtype=None, name=None):
-    """``paddle.zeros`` (float32 by default)."""
-    return _L.zeros(shape, dtype or "float32", name=name)
+    """``paddle.zeros`` (of the default dtype, float32, unless named)."""
+    return _L.zeros(shape, dtype or get_default_dtype(), name=name)
 
 
 def ones(shape, dtype=None, name=None):
-    """``paddle.ones`` (float32 by default)."""
-    return _L.ones(shape, dtype or "float32", name=name)
+    """``paddle.ones`` (of the default dtype, float32, unless named)."""
+    return _L.ones(shape, dtype or get_default_dtype(), name=name)
 
 
 def _bound(x, value, arg):

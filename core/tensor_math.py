@@ -11,6 +11,7 @@ import numpy as np
 
 from . import layers as _L
 from . import mode as _mode
+from .dtypes import get_default_dtype
 from .tensor import to_tensor
 
 __all__ = ["all", "allclose", "any", "bmm", "cumsum", "dist", "dot", "equal_all", "eye",
@@ -166,9 +167,10 @@ def equal_all(x, y, name=None):
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    """``paddle.eye``: the identity matrix (float32 by default)."""
+    """``paddle.eye``: the identity matrix (of the default dtype, float32, unless named)."""
     cols = num_rows if num_columns is None else num_columns
-    return _constant(np.eye(int(num_rows), int(cols), dtype=np.dtype(dtype or "float32")))
+    dtype = np.dtype(dtype or get_default_dtype())
+    return _constant(np.eye(int(num_rows), int(cols), dtype=dtype))
 
 
 def _band(x, diagonal, lower, api):

@@ -8,20 +8,21 @@ from the generator ``core.seed`` seeds and work eagerly and in static programs.
 import numpy as np
 
 from . import layers as _L
+from .dtypes import get_default_dtype
 from .tensor_search import argsort
 
 __all__ = ["normal", "rand", "randint", "randn", "randperm", "standard_normal", "uniform"]
 
 
 def _float_dtype(dtype, api):
-    dtype = np.dtype(dtype or "float32")
+    dtype = np.dtype(dtype or get_default_dtype())
     if dtype.kind != "f":
         raise TypeError(f"{api}(): argument 'dtype' must be a float type, got {dtype.name}")
     return dtype.name
 
 
 def rand(shape, dtype=None, name=None):
-    """``paddle.rand``: uniform samples in [0, 1) (float32 by default)."""
+    """``paddle.rand``: uniform samples in [0, 1) (the default dtype, float32, unless named)."""
     return _L.uniform_random(shape, _float_dtype(dtype, "rand"), 0.0, 1.0)
 
 
@@ -31,7 +32,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
 
 
 def randn(shape, dtype=None, name=None):
-    """``paddle.randn``: standard normal samples (float32 by default)."""
+    """``paddle.randn``: standard normal samples (the default dtype, float32, unless named)."""
     return _L.gaussian_random(shape, 0.0, 1.0, dtype=_float_dtype(dtype, "randn"))
 
 

@@ -369,3 +369,99 @@ def test_in_converted_code():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_grad_eager_leaves_and_intermediates_without_touching_dot_grad():
+    x = paddle.to_tensor(np.array([1.0, 2.0, 3.0]), stop_gradient=False)
+    w = paddle.to_tensor(np.array([0.5, 2.0, -1.0]), stop_gradient=False)
+    h = x * x
+    y = (h * w).sum()
+    gx, gh = paddle.grad(y, [x, h], retain_graph=True)
+    np.testing.assert_allclose(gx.numpy(), 2 * x.numpy() * w.numpy())
+    np.testing.assert_allclose(gh.numpy(), w.numpy())
+    assert x.grad is None and w.grad is None and gx.stop_gradient
+    # two outputs, one weighted by grad_outputs
+    z = (x * 3).sum()
+    gx2, = paddle.grad([y, z], x, grad_outputs=[None, paddle.to_tensor(np.array(2.0))],
+                       retain_graph=True)
+    np.testing.assert_allclose(gx2.numpy(), 2 * x.numpy() * w.numpy() + 6)
+    # an input the output does not reach
+    free = paddle.to_tensor(np.ones(3), stop_gradient=False)
+    with pytest.raises(ValueError, match="allow_unused"):
+        paddle.grad(y, [x, free], retain_graph=True)
+    assert paddle.grad(y, [x, free], allow_unused=True, retain_graph=True)[1] is None
+    # no_grad_vars cut the path through h
+    gx3, = paddle.grad(y, x, no_grad_vars=[h], allow_unused=True, retain_graph=True)
+    assert gx3 is None
+    # the graph is freed without retain_graph
+    paddle.grad(y, w)
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+    with pytest.raises(NotImplementedError, match="create_graph"):
+        paddle.grad((x * x).sum(), x, create_graph=True)
+
+
+def test_grad_static_and_in_converted_code():
+    main = core.static.Program()
+    with core.static.program_guard(main, core.static.Program()):
+        core.enable_static()
+        try:
+            x = core.static.data("x", [3], "float64")
+            x.stop_gradient = False
+            y = paddle.sum(x * x * x)
+            gx, = paddle.grad(y, x)
+        finally:
+            core.disable_static()
+    data = np.array([1.0, -2.0, 0.5])
+    got, = core.Executor().run(main, feed={"x": data}, fetch_list=[gx])
+    np.testing.assert_allclose(got, 3 * data ** 2)
+
+    @declarative
+    def f(x):
+        y = paddle.sum(paddle.sin(x))
+        return paddle.grad(y, x)[0]
+
+    t = paddle.to_tensor(data, stop_gradient=False)
+    np.testing.assert_allclose(f(t).numpy(), np.cos(data), rtol=1e-12)
+
+
+@pytest.fixture
+def float64_default():
+    assert paddle.get_default_dtype() == "float32"
+    paddle.set_default_dtype("float64")
+    try:
+        yield
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_set_default_dtype_changes_what_creation_functions_give(float64_default):
+    assert paddle.get_default_dtype() == "float64"
+    made = [paddle.zeros([2]), paddle.ones([2]), paddle.full([2], 1.5), paddle.eye(2),
+            paddle.rand([2]), paddle.randn([2]), paddle.uniform([2]),
+            paddle.to_tensor(1.5), paddle.to_tensor([[1.0, 2.0]])]
+    for t in made:
+        assert t.dtype == np.float64
+    assert paddle.full([2], 3).dtype == np.int64
+    assert paddle.to_tensor(np.ones(2, "float32")).dtype == np.float32  # an array keeps its own
+    assert paddle.zeros([2], "float32").dtype == np.float32
+    main = core.static.Program()
+    with core.static.program_guard(main, core.static.Program()):
+        core.enable_static()
+        try:
+            v = paddle.ones([3])
+        finally:
+            core.disable_static()
+    assert v.dtype == np.float64
+
+
+def test_set_default_dtype_takes_float_types_only():
+    for bad in ("int32", "bool", "complex"):
+        with pytest.raises(TypeError, match="set_default_dtype"):
+            paddle.set_default_dtype(bad)
+    assert paddle.get_default_dtype() == "float32"
+    paddle.set_default_dtype(np.float16)
+    try:
+        assert paddle.zeros([1]).dtype == np.float16
+    finally:
+        paddle.set_default_dtype("float32")
