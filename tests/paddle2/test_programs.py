@@ -58,6 +58,7 @@ CHECKS = {
     "metric_accuracy": lambda r: close(r[0], 0.75) and close(r[1], 0.5),
     "gradient_clip": lambda r: all(close(v, 1.0, 1e-5) for v in r) and len(r) == 3,
     "to_static_cases": lambda r: r[0] < 1e-6 and r[1:4] == [2.5, 15.0, 3.0] and r[4] < 1e-5,
+    "layer_and_model": lambda r: r == [0.0, 6.0, 1.0],
 }
 
 #: other lines a program must print
