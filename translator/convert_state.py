@@ -207,7 +207,8 @@ class PathUnion:
     def __init__(self, selector, alternatives, truth=None):
         object.__setattr__(self, "selector", selector)
         object.__setattr__(self, "alternatives", list(alternatives))
-        #: a bool Variable, the value's truth where it is known (``x and None``), else None
+        #: the value's truth where it is known (``x or None``: a bool Variable; ``x and None``:
+        #: the Python False, the same on every path), else None
         object.__setattr__(self, "truth", truth)
 
     def __getattr__(self, attr):

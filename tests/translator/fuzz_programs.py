@@ -5,13 +5,15 @@ Program (``get_concrete_program`` + ``core.Executor``); every disagreement is a 
 :func:`generate(rng)` writes the source of one function ``f(x, n, k)`` -- ``x`` a float32
 tensor, ``n`` an int64 0-d tensor (a trip count), ``k`` a Python int -- out of nested ``if``
 / ``while`` / ``for`` with ``break`` / ``continue`` / ``return``, Tensor and Python
-conditions, names bound in one branch only (now and then read where they may be unbound, so
-eager raises ``UnboundLocalError`` on some paths, and the static runs must fail the same
-way on exactly those), Python lists appended to in loops and iterated after, and early
-returns -- in some programs (which then return only outside loops) of other structures (a
-Tensor, None, nested lists and dicts), which the converted function must return as the path
-taken does. Loops that a Tensor controls count
-up to ``n`` and advance their counter first, so every program ends.
+conditions (some spelt as PaddlePaddle code does: ``t.numpy()[0] > 0``, chains ending in a
+Python object: ``a and (b and None)``), names bound in one branch only (now and then read
+where they may be unbound, so eager raises ``UnboundLocalError`` on some paths, and the
+static runs must fail the same way on exactly those), Python lists appended to in loops and
+iterated after, and early returns (in programs with Python state from ``if`` statements
+outside loops only) -- in some programs (which then return only outside loops) of other
+structures (a Tensor, None, nested lists and dicts), which the converted function must
+return as the path taken does. Loops that a Tensor controls count up to ``n`` and advance
+their counter first, so every program ends.
 
 :func:`check_program(source, as_layer)` runs one program on inputs that take different
 branches and trip counts (zero included) and returns a description of the first
@@ -45,8 +47,11 @@ class _Gen:
         self.vary_returns = rng.random() < 0.4  # then no return inside loops
         self.extra = []  # names bound at the top level that every return adds
         # half the programs exercise Python state (nests, dict keys, appended lists, del,
-        # globals, shadowed builtins, no_grad) and return only at the end
+        # globals, shadowed builtins, no_grad) and return early only from ifs outside loops
         self.state = rng.random() < 0.5
+        # NOTE: a state program returns early or sets dict keys on one path, not both: a key's
+        # bound flag does not yet cross the cond of the return's guard (see test_python_state)
+        self.early_state = self.state and rng.random() < 0.5
 
     def emit(self, depth, text):
         self.lines.append("    " * depth + text)
@@ -78,6 +83,9 @@ class _Gen:
         if counters:
             c = r.choice(counters)
             forms += [f"{c} % 2 == 0", f"{c} > {r.randint(0, 2)}"]
+        if r.random() < 0.15:  # PaddlePaddle's spelling: numpy() of a tensor as an operand
+            forms.append(r.choice([f"{a}.mean().numpy() < 0.5", f"{a}.numpy()[0] > 0.0",
+                                   f"{a}.numpy()[-1] <= {a}.numpy()[0]"]))
         cond = r.choice(forms)
         roll = r.random()
         if roll < 0.15:
@@ -86,6 +94,9 @@ class _Gen:
             cond = f"({cond}) and ({r.choice(forms)})"
         elif roll < 0.4:
             cond = f"({cond}) or ({r.choice(forms)})"
+        elif roll < 0.45:  # a chain whose last operand is a Python object, not a Tensor
+            last = r.choice(["None", "'s'", "k"])
+            cond = f"({cond}) {r.choice(['and', 'or'])} ({r.choice(forms)} and {last})"
         return cond
 
     # -- statements --------------------------------------------------------------------------------
@@ -124,11 +135,15 @@ class _Gen:
             if self.state:
                 kinds += ["nest", "no_grad", "delete", "global_", "attr_"]
         if nest == 0 and self.state:  # at the top: bound on every path, and returned
-            kinds += ["dict_key", "appended", "shadow"]
+            kinds += ["appended", "shadow"] if self.early_state else \
+                ["dict_key", "appended", "shadow"]
         if in_loop:
             kinds.append("jump")
         if not (in_loop and self.vary_returns):  # a loop returns what every path returns
-            early = self.rng.random() < 0.3 and not self.state
+            # a program with Python state returns early only from an if outside loops (so
+            # the writes after it run only on the paths that do not return)
+            early = self.rng.random() < 0.3 and (not self.state or (
+                self.early_state and nest > 0 and not in_loop))
             kinds.append("return" if early else "assign")
         return self.rng.choice(kinds)
 

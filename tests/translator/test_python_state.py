@@ -3,6 +3,7 @@ tensor leaves), names deleted or bound on one path, and outside state (attribute
 nonlocals) written by converted code. Every function runs eagerly, through ``declarative`` and
 as a Program run by ``core.Executor``, on inputs that take every path and trip count."""
 import numpy as np
+import pytest
 
 import core
 from translator import declarative
@@ -217,6 +218,30 @@ def test_a_layer_reused_across_calls_gets_every_calls_values():
         run_declarative(net, (f32(value),))
         assert net.mode == (1.0 if value > 0 else 2.0)
         np.testing.assert_array_equal(net.last.numpy(), f32(value) * 3)
+
+
+@declarative
+def dict_made_after_an_early_return(x):
+    if x.mean() < 0.0:
+        return x
+    cache = {"a": x}
+    if x.sum() > 1.0:
+        cache["b"] = x * 2.0
+    return x, cache
+
+
+def test_dict_made_in_the_code_after_an_early_return_and_filled_under_a_condition():
+    # the code after the return runs under the return's condition; the dict is made there,
+    # so the item the inner if sets is carried with the dict, not as an item of a dict from
+    # before (there is none)
+    check_three_ways(dict_made_after_an_early_return, (f32(-1.0, 0.5),), (f32(1.0, 2.0),))
+
+
+@pytest.mark.xfail(strict=True, reason="a dict key set on one path keeps its bound flag only "
+                   "up to the next cond the dict crosses as a name (here the return's guard): "
+                   "the key then exists, holding zeros, on the path that did not set it")
+def test_dict_key_set_on_one_path_in_the_code_after_an_early_return():
+    check_three_ways(dict_made_after_an_early_return, (f32(0.25, 0.5),))
 
 
 class CacheNet(core.nn.Layer):

@@ -107,8 +107,9 @@ def convert_ifelse(pred, true_fn, false_fn, names=(), live=(), targets=None):
     ``targets`` (a :class:`Targets`) the branches assign."""
     pred = _truth(pred)
     if is_static(pred):
+        n = len(names)
         get_args, set_args, names = carried(true_fn, names, targets)
-        live = tuple(live) + (targets.labels if targets is not None else ())
+        live = tuple(live) + names[n:]  # the targets
         static_ifelse(as_predicate(pred), true_fn, false_fn, get_args, set_args, names, live)
     elif pred:
         true_fn()

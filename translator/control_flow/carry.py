@@ -25,6 +25,21 @@ class Targets:
         self.entries = entries
         self.labels = tuple(label for _, _, _, label in entries)
 
+    def present(self):
+        """The entries whose owner is bound now (before the construct): the owner of
+        another is a name the construct itself binds (``d = {}; d['k'] = v`` in a branch),
+        which carries the object with its items."""
+        kept = []
+        for entry in self.entries:
+            try:
+                entry[0]()
+            except UnboundLocalError:
+                continue
+            except Exception:  # the read fails again where the user's code reads it
+                pass
+            kept.append(entry)
+        return self if len(kept) == len(self.entries) else Targets(*kept)
+
     def get(self):
         values = []
         for owner, how, key, label in self.entries:
@@ -97,7 +112,8 @@ def carried(fn, names, targets):
     """``(get, set, names)``: the names ``names`` that generated body ``fn`` rebinds (through
     its closure cells), then the attributes / items ``targets`` (a :class:`Targets` or None)."""
     get_args, set_args = closure_state(fn, names)
-    return with_targets(get_args, set_args, names, targets)
+    return with_targets(get_args, set_args, names,
+                        None if targets is None else targets.present())
 
 
 def undo(program, point, set_args, values):

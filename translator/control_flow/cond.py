@@ -409,7 +409,8 @@ def static_logical(x, y_fn, x_is_result_when):
         # NOTE: the value is x or one of y's alternatives: the cond gave the selector (0 for
         # x), the truth where y's is known and the alternatives' static leaves
         y, out = holder[2], list(out)
-        truth = out.pop(1) if y.truth is not None else None
+        truth = out.pop(1) if is_static(y.truth) else _known_truth(pred, y.truth,
+                                                                   x_is_result_when)
         alts = [_pack_static(alt, out, 1) for alt in y.alternatives]
         return PathUnion(out[0], [x] + alts, truth)
     if len(holder) > 2:
@@ -418,28 +419,37 @@ def static_logical(x, y_fn, x_is_result_when):
         y = holder[2]
         program.rollback_to(point)
         taken_y = lay.logical_not(pred) if x_is_result_when else pred
-        truth = pred if bool(y) == (not x_is_result_when) else \
-            lay.fill_constant([], "bool", bool(y))
+        truth = _known_truth(pred, bool(y), x_is_result_when)
         return PathUnion(lay.cast(taken_y, "int64"), [x, y], truth)
     # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
     # promote like a weak number against a float tensor
     return mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
 
 
+def _known_truth(pred, y_truth, x_is_result_when):
+    """The truth of ``x and y`` / ``x or y`` (x's truth ``pred``) where y's is the Python
+    bool ``y_truth`` (None: unknown): ``pred`` when y's truth is the one that lets x decide,
+    else that Python bool, the same on every path (``x and None`` is false: an ``if`` on it
+    runs its else branch in Python, as CPython, which drops the other, does)."""
+    if y_truth is None:
+        return None
+    return pred if bool(y_truth) == (not x_is_result_when) else bool(y_truth)
+
+
 def _union_outputs(y, x_truth, x_is_result_when):
     """The outputs of one path of ``x and y`` / ``x or y`` where ``y`` is a :class:`PathUnion`:
     the selector (y's shifted past x's alternative; 0 on x's path, ``x_truth`` not None), the
-    value's truth (x's path: ``x_truth``; y's path: y's truth) where y's is known, then every
+    value's truth (x's path: ``x_truth``; y's path: y's truth) where y's is a Variable, then every
     static leaf of y's alternatives (placeholders on x's path)."""
     lay = layers()
     leaves = [leaf for alt in y.alternatives for leaf in flatten(alt)[0] if is_static(leaf)]
     if x_truth is not None:
         outs = [lay.fill_constant([], "int64", 0)]
-        if y.truth is not None:
+        if is_static(y.truth):
             outs.append(lay.fill_constant([], "bool", bool(x_truth)))
         return outs + [placeholder(template(leaf)) for leaf in leaves]
     outs = [lay.reshape(y.selector, []) + 1]
-    if y.truth is not None:
+    if is_static(y.truth):
         outs.append(lay.reshape(lay.cast(y.truth, "bool"), []))
     return outs + leaves
 
