@@ -78,7 +78,7 @@ class Embedding(Layer):
 
     @two_spellings("Embedding", {}, _embedding_call)
     def __init__(self, size, is_sparse=False, is_distributed=False, padding_idx=None,
-                 param_attr=None, dtype="float32"):
+                 param_attr=None, dtype=None):
         super().__init__(dtype=dtype)
         if isinstance(size, (str, bytes)) or not hasattr(size, "__len__") or len(size) != 2:
             raise TypeError(f"Embedding(): argument 'size' must be [vocab_size, embedding_dim], "

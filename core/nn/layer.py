@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import mode as _mode
 from .. import unique_name
-from ..dtypes import convert_dtype
+from ..dtypes import convert_dtype, get_default_dtype
 from ..param_attr import ParamAttr
 from ..parameter import create_parameter
 from ..static.program import Parameter as StaticParameter
@@ -68,10 +68,10 @@ class Layer:
     """Base class of layers. Subclasses call ``super().__init__()`` first, then create their
     parameters and sublayers, and define ``forward``."""
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope=None, dtype=None):
         d = self.__dict__
         d["training"] = True
-        d["_dtype"] = convert_dtype(dtype).name
+        d["_dtype"] = convert_dtype(dtype or get_default_dtype()).name
         d["_full_name"] = unique_name.generate(name_scope or _camel_to_snake(type(self).__name__))
         d["_parameters"] = collections.OrderedDict()
         d["_sub_layers"] = collections.OrderedDict()

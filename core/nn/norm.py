@@ -33,7 +33,7 @@ class BatchNorm(Layer):
     """
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
-                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 param_attr=None, bias_attr=None, dtype=None, data_layout="NCHW",
                  in_place=False, moving_mean_name=None, moving_variance_name=None,
                  do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
@@ -255,7 +255,7 @@ class LayerNorm(Layer):
 
     @two_spellings("LayerNorm", {"weight_attr": "param_attr", "name": None}, _layer_norm_call)
     def __init__(self, normalized_shape, scale=True, shift=True, epsilon=1e-05, param_attr=None,
-                 bias_attr=None, act=None, dtype="float32"):
+                 bias_attr=None, act=None, dtype=None):
         super().__init__(dtype=dtype)
         if not isinstance(normalized_shape, (list, tuple)):
             normalized_shape = [normalized_shape]

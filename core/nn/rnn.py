@@ -462,7 +462,7 @@ class GRUUnit(Layer):
     ``[1, 3 * hidden]``."""
 
     def __init__(self, size, param_attr=None, bias_attr=None, activation="tanh",
-                 gate_activation="sigmoid", origin_mode=False, dtype="float32"):
+                 gate_activation="sigmoid", origin_mode=False, dtype=None):
         super().__init__(dtype=dtype)
         size = integer(size, "size", "GRUUnit", minimum=3)
         if size % 3:
@@ -543,7 +543,7 @@ class BasicLSTMUnit(_BasicUnit):
     ``weight`` ``[input_size + hidden, 4 * hidden]``, ``bias`` ``[4 * hidden]``."""
 
     def __init__(self, name_scope=None, hidden_size=None, param_attr=None, bias_attr=None,
-                 gate_activation=None, activation=None, forget_bias=1.0, dtype="float32",
+                 gate_activation=None, activation=None, forget_bias=1.0, dtype=None,
                  input_size=None):
         self._forget_bias = float(forget_bias)
         super().__init__(name_scope, hidden_size, param_attr, bias_attr, gate_activation,
@@ -580,7 +580,7 @@ class BasicGRUUnit(_BasicUnit):
     ``h = u * h + (1 - u) * c``. ``forward(input, pre_hidden) -> h``."""
 
     def __init__(self, name_scope=None, hidden_size=None, param_attr=None, bias_attr=None,
-                 gate_activation=None, activation=None, dtype="float32", input_size=None):
+                 gate_activation=None, activation=None, dtype=None, input_size=None):
         super().__init__(name_scope, hidden_size, param_attr, bias_attr, gate_activation,
                          activation, dtype, input_size)
 

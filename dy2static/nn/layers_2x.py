@@ -5,14 +5,17 @@ what it means in PaddlePaddle 2.x, where ``core.nn.Conv2D`` keeps fluid's order.
 Each is a subclass of the :mod:`core.nn` layer whose constructor has the 2.x signature and
 passes every argument on by keyword (the core layer takes the 2.x keywords, see
 :mod:`core.nn.spellings`), so behaviour, parameters and ``state_dict`` keys are the core
-layer's and ``isinstance(layer, core.nn.Conv2D)`` holds. ``Dropout`` also takes 2.x's default
-``mode='upscale_in_train'`` (``core.nn.Dropout(p)`` keeps fluid's ``'downgrade_in_infer'``).
+layer's and ``isinstance(layer, core.nn.Conv2D)`` holds; their parameters take
+``paddle.get_default_dtype()`` (``core.nn.Linear`` / ``Conv2D`` keep fluid's
+``dtype='float32'``). ``Dropout`` also takes 2.x's default ``mode='upscale_in_train'``
+(``core.nn.Dropout(p)`` keeps fluid's ``'downgrade_in_infer'``).
 
 The other layers (``Conv1D``, ``Conv3D``, the transposed convolutions, ``BatchNorm`` — which
 2.x keeps with fluid's signature — and ``BatchNorm1D/2D/3D``) already have the 2.x order in
 :mod:`core.nn` and are re-exported as they are.
 """
 from core import nn as _nn
+from core.dtypes import get_default_dtype
 
 __all__ = ["Conv2D", "Dropout", "Embedding", "LayerNorm", "Linear"]
 
@@ -28,7 +31,8 @@ class Conv2D(_nn.Conv2D):
         super().__init__(in_channels=in_channels, out_channels=out_channels,
                          kernel_size=kernel_size, stride=stride, padding=padding,
                          dilation=dilation, groups=groups, padding_mode=padding_mode,
-                         weight_attr=weight_attr, bias_attr=bias_attr, data_format=data_format)
+                         weight_attr=weight_attr, bias_attr=bias_attr, data_format=data_format,
+                         dtype=get_default_dtype())
 
 
 class Linear(_nn.Linear):
@@ -37,7 +41,7 @@ class Linear(_nn.Linear):
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__(in_features=in_features, out_features=out_features,
-                         weight_attr=weight_attr, bias_attr=bias_attr)
+                         weight_attr=weight_attr, bias_attr=bias_attr, dtype=get_default_dtype())
         self._name = name
 
     def extra_repr(self):

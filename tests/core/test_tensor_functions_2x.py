@@ -455,6 +455,19 @@ def test_set_default_dtype_changes_what_creation_functions_give(float64_default)
     assert v.dtype == np.float64
 
 
+def test_set_default_dtype_reaches_layer_parameters(float64_default):
+    # PaddlePaddle: layers made after set_default_dtype('float64') hold float64 parameters
+    layers = [paddle.nn.Linear(3, 2), paddle.nn.Conv2D(3, 4, 3), paddle.nn.BatchNorm2D(4),
+              paddle.nn.LayerNorm(4), paddle.nn.Embedding(5, 3), paddle.nn.LSTMCell(3, 4),
+              paddle.nn.GRUCell(3, 4), paddle.nn.LSTM(3, 4), core.nn.Embedding([5, 3])]
+    for layer in layers:
+        assert {p.dtype for p in layer.parameters()} == {np.dtype("float64")}, layer
+    out = paddle.nn.Linear(3, 2)(paddle.randn([2, 3]))
+    assert out.dtype == np.float64
+    # fluid's Linear / Conv2D keep their seed signature's dtype='float32'
+    assert core.nn.Linear(3, 2).weight.dtype == np.float32
+
+
 def test_set_default_dtype_takes_float_types_only():
     for bad in ("int32", "bool", "complex"):
         with pytest.raises(TypeError, match="set_default_dtype"):
