@@ -59,6 +59,8 @@ CHECKS = {
     "gradient_clip": lambda r: all(close(v, 1.0, 1e-5) for v in r) and len(r) == 3,
     "to_static_cases": lambda r: r[0] < 1e-6 and r[1:4] == [2.5, 15.0, 3.0] and r[4] < 1e-5,
     "layer_and_model": lambda r: r == [0.0, 6.0, 1.0],
+    "dcgan_face": lambda r: r[0] > 0 and r[1] > 0 and r[2] == 2.0 and r[3] < 1e-5 and
+    r[4] < 1e-5 and 0.0 < r[5] <= 1.0,
 }
 
 #: other lines a program must print
@@ -72,7 +74,7 @@ EXPECT = {
 }
 
 SLOW = {"train_basic_loop", "train_hapi_model", "lenet_classification", "cifar_cnn",
-        "sentiment_lstm", "resnet_block"}
+        "sentiment_lstm", "resnet_block", "dcgan_face"}
 
 
 def _programs():
