@@ -61,6 +61,8 @@ CHECKS = {
     "layer_and_model": lambda r: r == [0.0, 6.0, 1.0],
     "dcgan_face": lambda r: r[0] > 0 and r[1] > 0 and r[2] == 2.0 and r[3] < 1e-5 and
     r[4] < 1e-5 and 0.0 < r[5] <= 1.0,
+    "pix2pix_cityscapes": lambda r: r[0] > 0 and r[1] > 0 and r[2] == 2.0 and r[3] < 1e-5 and
+    0.0 < r[4] <= 1.0,
 }
 
 #: other lines a program must print
