@@ -3,9 +3,9 @@
 
 ``conv2d_transpose``, ``conv3d``, ``conv3d_transpose``, ``pool3d``, the ``resize_*`` family
 and ``image_resize``, ``interpolate`` (2.x semantics: a scale factor sets the sampling ratio),
-``pad2d`` and ``spatial_pad`` (2.x ``F.pad`` order), ``temporal_shift``, ``yolov3_loss``,
-``yolo_box``, ``instance_norm`` and ``group_norm``. Each checks its arguments first; errors
-name the function, the argument, what was expected and what came.
+``pad2d`` and ``spatial_pad`` (2.x ``F.pad`` order), ``pixel_shuffle``, ``temporal_shift``,
+``yolov3_loss``, ``yolo_box``, ``instance_norm`` and ``group_norm``. Each checks its arguments
+first; errors name the function, the argument, what was expected and what came.
 """
 import math
 
@@ -19,7 +19,7 @@ from ..parameter import create_parameter
 from .activation import apply_act
 
 __all__ = ["conv2d_transpose", "conv3d", "conv3d_transpose", "group_norm", "image_resize",
-           "instance_norm", "interpolate", "pad2d", "pool3d", "resize_bicubic",
+           "instance_norm", "interpolate", "pad2d", "pixel_shuffle", "pool3d", "resize_bicubic",
            "resize_bilinear", "resize_linear", "resize_nearest", "resize_trilinear",
            "spatial_pad", "temporal_shift", "yolo_box", "yolov3_loss"]
 
@@ -388,6 +388,23 @@ def spatial_pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=Non
     out = apply("pad2d", [x4], {"paddings": [0, 0] + pads, "mode": mode, "pad_value": value,
                                 "data_format": "NCHW" if data_format == "NCW" else "NHWC"})
     return apply("squeeze", [out], {"axes": [axis]})
+
+
+def pixel_shuffle(x, upscale_factor):
+    """ESPCN's sub-pixel rearrangement: ``x`` ``[N, C * r * r, H, W]`` becomes
+    ``[N, C, H * r, W * r]`` with ``r = upscale_factor``,
+    ``out[n, c, h * r + i, w * r + j] = x[n, c * r * r + i * r + j, h, w]``."""
+    api = "pixel_shuffle"
+    check_variable(x, "x", api, FLOATS)
+    r = check_int(upscale_factor, "upscale_factor", api, 1, integral_float=False)
+    if len(x.shape) != 4:
+        raise ValueError(f"{api}(): argument 'x' must be a 4-D tensor (NCHW), got shape "
+                         f"{list(x.shape)}")
+    c = x.shape[1]
+    if c >= 0 and c % (r * r):
+        raise ValueError(f"{api}(): the channel dim of argument 'x' ({c}) must be divisible by "
+                         f"upscale_factor ** 2 ({r * r})")
+    return apply("pixel_shuffle", [x], {"upscale_factor": r, "data_format": "NCHW"})
 
 
 def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):

@@ -1,7 +1,7 @@
 """Built-in layers: ``Linear``, ``Embedding``, ``Dropout`` (the fluid 1.8 and the 2.x
 spellings, see :mod:`core.nn.spellings`), ``Flatten``, ``Identity`` and the padding layers
 ``Pad1D`` / ``Pad2D`` / ``Pad3D``, the resizing layers ``Upsample`` / ``UpsamplingNearest2D`` /
-``UpsamplingBilinear2D``."""
+``UpsamplingBilinear2D`` and ``PixelShuffle``."""
 from ..checks import check_choice, check_float_input, check_index, check_int, check_probability
 from ..dispatch import apply
 from ..initializer import Xavier
@@ -13,7 +13,7 @@ from .layer import Layer
 from .spellings import bind_2x, two_spellings
 
 __all__ = ["Dropout", "Embedding", "Flatten", "Identity", "Linear", "Pad1D", "Pad2D", "Pad3D",
-           "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
+           "PixelShuffle", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
 
 
 class Linear(Layer):
@@ -261,3 +261,20 @@ class UpsamplingBilinear2D(Upsample):
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "bilinear", align_corners=True,
                          data_format=data_format)
+
+
+class PixelShuffle(Layer):
+    """:func:`core.nn.functional.pixel_shuffle` as a layer: ``PixelShuffle(upscale_factor,
+    data_format='NCHW')``."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        api = "PixelShuffle"
+        self._upscale_factor = check_int(upscale_factor, "upscale_factor", api, minimum=1)
+        self._data_format = check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
+
+    def forward(self, x):
+        return F.pixel_shuffle(x, self._upscale_factor, self._data_format)
+
+    def extra_repr(self):
+        return f"upscale_factor={self._upscale_factor}, data_format={self._data_format}"

@@ -1,6 +1,6 @@
 """ONNX mappers of the vision ops of the GAN, video and detection model families: N-d and
-transposed convolutions, 3-D pooling, interpolation, spatial padding, temporal shift,
-instance / group normalisation and YOLO box decoding."""
+transposed convolutions, 3-D pooling, interpolation, spatial padding, pixel shuffle, temporal
+shift, instance / group normalisation and YOLO box decoding."""
 from ..ops.conv_nd import spatial_pads, spatial_tuple
 from ..ops.pool3d import pool3d_far_pads
 from ..ops.registry import get_op
@@ -153,6 +153,15 @@ def _spatial_pad(g, v):
 
 def _slice(g, x, start, end, axis):
     return g.node("Slice", [x, g.const([start]), g.const([end]), g.const([axis])])
+
+
+@mapper("pixel_shuffle")
+def _pixel_shuffle(g, v):
+    # NOTE: Paddle's channel order c * r * r + i * r + j is DepthToSpace's CRD mode
+    last = v.attrs["data_format"] == "NHWC"
+    x = _channels_first(g, v.x("X"), 4, last)
+    y = g.node("DepthToSpace", [x], blocksize=int(v.attrs["upscale_factor"]), mode="CRD")
+    return {"Out": _channels_back(g, y, 4, last, v.out_hint("Out"))}
 
 
 @mapper("temporal_shift")

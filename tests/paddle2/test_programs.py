@@ -63,6 +63,8 @@ CHECKS = {
     r[4] < 1e-5 and 0.0 < r[5] <= 1.0,
     "pix2pix_cityscapes": lambda r: r[0] > 0 and r[1] > 0 and r[2] == 2.0 and r[3] < 1e-5 and
     0.0 < r[4] <= 1.0,
+    "super_resolution_sub_pixel": lambda r: decreased(r[0], r[1], 0.5) and r[2:4] == [30.0, 30.0]
+    and r[4] < 1e-5,
 }
 
 #: other lines a program must print
@@ -73,6 +75,7 @@ EXPECT = {
     "hapi_callbacks": ["best_model.pdparams", "final.pdparams", "lr after training: 0.01"],
     "model_sequential": ["Total params: 407,050"],
     "to_static_control_flow": ["[2. 2. 6.]", "[1]"],
+    "super_resolution_sub_pixel": ["Epoch 2/2", "Predict samples: 4", "Total params: 59,657"],
 }
 
 SLOW = {"train_basic_loop", "train_hapi_model", "lenet_classification", "cifar_cnn",

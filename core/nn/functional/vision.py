@@ -1,11 +1,11 @@
 """Resizing and video functions (2.x spellings): ``interpolate`` / ``upsample`` (nearest,
-linear, bilinear, trilinear, bicubic, and ``area`` as adaptive average pooling) and
-``temporal_shift``."""
+linear, bilinear, trilinear, bicubic, and ``area`` as adaptive average pooling),
+``pixel_shuffle`` and ``temporal_shift``."""
 from ...checks import check_bool, check_choice, check_int, check_number
 from ...dispatch import apply
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
-__all__ = ["interpolate", "temporal_shift", "upsample"]
+__all__ = ["interpolate", "pixel_shuffle", "temporal_shift", "upsample"]
 
 _MODES = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,),
           "bicubic": (4,), "area": (3, 4)}
@@ -91,3 +91,21 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, data_format="NCHW", name=None):
     return apply("temporal_shift", [x], {"seg_num": check_int(seg_num, "seg_num", api,
                                                               minimum=1),
                                          "shift_ratio": ratio, "data_format": data_format})
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """Rearranges ``x`` ``[N, C * r * r, H, W]`` into ``[N, C, H * r, W * r]`` with
+    ``r = upscale_factor`` (ESPCN's sub-pixel convolution output):
+    ``out[n, c, h * r + i, w * r + j] = x[n, c * r * r + i * r + j, h, w]``; NHWC keeps the
+    channels last."""
+    api = "pixel_shuffle"
+    check_choice(data_format, "data_format", ("NCHW", "NHWC"), api)
+    r = check_int(upscale_factor, "upscale_factor", api, minimum=1)
+    if len(x.shape) != 4:
+        raise ValueError(f"{api}(): argument 'x' must be a 4-D tensor, got shape "
+                         f"{list(x.shape)}")
+    c = x.shape[3] if data_format == "NHWC" else x.shape[1]
+    if c >= 0 and c % (r * r):
+        raise ValueError(f"{api}(): the channel dim of argument 'x' ({c}) must be divisible by "
+                         f"upscale_factor ** 2 ({r * r})")
+    return apply("pixel_shuffle", [x], {"upscale_factor": r, "data_format": data_format})
