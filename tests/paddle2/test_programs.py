@@ -65,6 +65,8 @@ CHECKS = {
     0.0 < r[4] <= 1.0,
     "super_resolution_sub_pixel": lambda r: decreased(r[0], r[1], 0.5) and r[2:4] == [30.0, 30.0]
     and r[4] < 1e-5,
+    "image_denoising_jit": lambda r: r[0] < 0.7 and decreased(r[1], r[2]) and r[3] == 4.0 and
+    r[4] < 1e-5 and r[5] < 1e-5,
 }
 
 #: other lines a program must print
@@ -76,10 +78,11 @@ EXPECT = {
     "model_sequential": ["Total params: 407,050"],
     "to_static_control_flow": ["[2. 2. 6.]", "[1]"],
     "super_resolution_sub_pixel": ["Epoch 2/2", "Predict samples: 4", "Total params: 59,657"],
+    "image_denoising_jit": ["Total params: 74,497", "predicts: [16, 1, 28, 28]"],
 }
 
 SLOW = {"train_basic_loop", "train_hapi_model", "lenet_classification", "cifar_cnn",
-        "sentiment_lstm", "resnet_block", "dcgan_face"}
+        "sentiment_lstm", "resnet_block", "dcgan_face", "image_denoising_jit"}
 
 
 def _programs():
