@@ -16,12 +16,12 @@ import operator
 from core import mode
 from core.indexing import setitem_value
 
-from .convert_state import dtype_name, is_static, layers, mark_weak, where
+from .convert_state import dtype_name, is_static, layers, mark_weak, stand_in, where
 from .tensor_list import convert_list_setitem, is_array
 
-__all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_item", "convert_len",
-           "convert_numpy", "convert_print", "convert_setitem", "convert_setitem_aug",
-           "convert_shape"]
+__all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_isinstance", "convert_item",
+           "convert_len", "convert_numpy", "convert_print", "convert_setitem",
+           "convert_setitem_aug", "convert_shape"]
 
 
 def convert_setitem(target, index, value):
@@ -200,3 +200,11 @@ def convert_shape(x):
         return dims
     shape_var = layers().shape(x)
     return [mark_weak(shape_var[i]) if (d is None or d < 0) else d for i, d in enumerate(dims)]
+
+
+def convert_isinstance(obj, classinfo):
+    """``isinstance(obj, classinfo)``; a static Variable standing for a Python number (a name
+    a tensor ``if`` set to numbers on each path) answers as that number does: ``isinstance(b,
+    int)`` is what eager code sees."""
+    number = stand_in(obj)
+    return builtins.isinstance(obj if number is None else number, classinfo)

@@ -20,7 +20,7 @@ import types
 from core import mode
 from core.nn import Layer, Sequential
 
-from .convert_builtins import cast_builtin, convert_len, convert_print
+from .convert_builtins import cast_builtin, convert_isinstance, convert_len, convert_print
 from .convert_iter import convert_enumerate, convert_range, convert_zip
 from .control_flow import dict_get
 from .convert_state import translating
@@ -35,7 +35,8 @@ _SKIP_MODULES = ("core", "translator", "numpy", "gast", "builtins", "functools",
 _BUILTIN_MAP = {builtins.len: convert_len, builtins.print: convert_print,
                 builtins.range: convert_range, builtins.enumerate: convert_enumerate,
                 builtins.zip: convert_zip, builtins.int: cast_builtin("int"),
-                builtins.float: cast_builtin("float"), builtins.bool: cast_builtin("bool")}
+                builtins.float: cast_builtin("float"), builtins.bool: cast_builtin("bool"),
+                builtins.isinstance: convert_isinstance}
 
 
 def _skipped_module(obj):

@@ -239,8 +239,30 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
             "gt", "ge", "eq", "ne", "and", "or", "xor"):
     setattr(PathUnion, f"__{_op}__", _union_operand)
     setattr(PathUnion, f"__r{_op}__", _union_operand)
-for _op in ("neg", "pos", "abs", "getitem", "iter", "len"):
+for _op in ("neg", "pos", "abs", "iter", "len"):
     setattr(PathUnion, f"__{_op}__", _union_operand)
+
+
+def _union_item(self, key):
+    """``value[key]`` of a value that is one of several containers (a list a Tensor
+    condition's paths filled with different things) under a Python key: the item of each
+    alternative, chosen by the same selector (itself, where every path holds the same
+    object). A Tensor key, a Tensor alternative or a path lacking the key cannot be chosen
+    at run time this way: the error says what can be done instead."""
+    if isinstance(key, (bool, int, str, slice)) and all(
+            isinstance(a, (list, tuple, dict)) for a in self.alternatives):
+        try:
+            items = [a[key] for a in self.alternatives]
+        except (IndexError, KeyError, TypeError):
+            items = None
+        if items is not None:
+            if all(item is items[0] for item in items):
+                return items[0]
+            return PathUnion(self.selector, items)
+    return _union_operand(self)
+
+
+PathUnion.__getitem__ = _union_item
 
 
 def is_union(value):
@@ -273,6 +295,14 @@ def number_dtype(value):
 def is_weak(value):
     """True for a Python number, or a Variable marked as standing for one."""
     return isinstance(value, (bool, int, float)) or bool(getattr(value, "weak", False))
+
+
+def stand_in(value):
+    """The Python number a weak static Variable stands for, as a value of its kind (``False``,
+    ``0``, ``0.0``); None for anything else."""
+    if is_static(value) and getattr(value, "weak", False):
+        return _STAND_IN.get(np.dtype(value.dtype).kind)
+    return None
 
 
 def mark_weak(var, weak=True):

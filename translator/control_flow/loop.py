@@ -88,6 +88,18 @@ def _entry_dtype(value):
     return number_dtype(value) if _is_number(value) else dtype_name(value)
 
 
+def _check_array_items(values, label):
+    """A list a tensor loop changes the length of becomes a tensor array, which holds tensors
+    (and numbers): a clear error for any other item it holds before the loop."""
+    for k, v in enumerate(values):
+        if not (is_static(v) or _is_number(v) or (hasattr(v, "shape") and hasattr(v, "dtype"))):
+            raise TypeError(
+                f"list '{label}' changes length in a loop whose condition is a Tensor, so the "
+                f"loop holds it as a tensor array, but its item {k} before the loop is "
+                f"{type(v).__name__} {v!r:.60}: a tensor array holds Tensors and numbers -- "
+                f"make the items Tensors (paddle.to_tensor) or keep the list out of the loop")
+
+
 def _initial(value, fix):
     """The Variable a loop variable enters the loop as (None: not a Tensor; kept as is)."""
     if isinstance(value, list):
@@ -263,6 +275,8 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
     init = list(slots.before)
     carried, constants = [], {}
     for s, value in enumerate(init):
+        if isinstance(value, list):
+            _check_array_items(value, slots.labels[s])
         var = _initial(value, fixes.get(slots.keys[s]))
         if var is None:
             constants[s] = value

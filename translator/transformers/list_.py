@@ -7,7 +7,9 @@ of such lists.
   _d2s.convert_list_pop(l, i)), (l := p[0]))[0][1]``, which rebinds ``l`` in evaluation order
   (not inside comprehensions, where Python forbids some assignment expressions);
 * ``l[i]`` (a load, ``i`` not a slice) of a name the function appends to or pops from ->
-  ``_d2s.convert_list_getitem(l, i)``.
+  ``_d2s.convert_list_getitem(l, i)``; ``l[i] = v`` / ``l[i] += v`` of such a name ->
+  ``l = _d2s.convert_setitem(l, i, v)`` (``convert_setitem_aug``), and ``del l[i]`` -> ``l, _
+  = _d2s.convert_list_pop(l, i)``: the list may be a tensor array, which they write.
 
 Rebinding ``l`` makes it a name the loop modifies, so it becomes a loop variable; at run time a
 static loop turns a Python list loop variable into a tensor array, and the helpers append with
@@ -118,7 +120,43 @@ class _List(NodeTransformer):
                            popped=self.ctx.new_name("popped"), index=list(call.args))
         return self.generic_visit(node)
 
+    def _list_item(self, target):
+        """``name[i]`` (``i`` not a slice or tuple) of a list the scope appends to / pops."""
+        return isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+            target.value.id in self.lists and \
+            not isinstance(target.slice, (gast.Slice, gast.Tuple))
+
+    def visit_Delete(self, node):
+        # ``del l[i]`` is ``l.pop(i)`` without the item: on a tensor array, a new array
+        if not node.targets or not all(self._list_item(t) for t in node.targets):
+            return self.generic_visit(node)
+        out = []
+        for target in node.targets:
+            out += replace("name, popped = helpers.convert_list_pop(name, index)", origin=node,
+                           helpers=self.ctx.helpers, name=target.value.id,
+                           popped=self.ctx.new_name("popped"),
+                           index=[self.visit(target.slice)])
+        return out
+
+    def visit_AugAssign(self, node):
+        if not self._list_item(node.target):
+            return self.generic_visit(node)
+        node.value = self.visit(node.value)
+        target = node.target
+        return replace("name = helpers.convert_setitem_aug(name, index, op, value)",
+                       origin=node, helpers=self.ctx.helpers, name=target.value.id,
+                       index=self.visit(target.slice), op=constant(type(node.op).__name__),
+                       value=node.value)
+
     def visit_Assign(self, node):
+        if len(node.targets) == 1 and self._list_item(node.targets[0]):
+            # an item of a list that may be a tensor array (its length changes in a loop):
+            # ``convert_setitem`` writes the array, or the Python list in place
+            node.value = self.visit(node.value)
+            target = node.targets[0]
+            return replace("name = helpers.convert_setitem(name, index, value)", origin=node,
+                           helpers=self.ctx.helpers, name=target.value.id,
+                           index=self.visit(target.slice), value=node.value)
         call = node.value
         if len(node.targets) == 1 and _method_call(call, "pop", self.locals):
             self._visit_args(call)
