@@ -19,7 +19,7 @@ import numpy as np
 from . import mode as _mode
 from .autograd import Node, _grad_state
 from .backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
-from .errors import OpError, describe_value
+from .errors import describe_value, op_error_of
 from .operator_mixin import register as _register_operators
 from .ops.registry import KernelContext, get_op, slot_name
 from .static.builder import append_op
@@ -151,8 +151,8 @@ def eager_apply(op, inputs, attrs=None, outputs=None):
     except (ValueError, TypeError, IndexError, ArithmeticError) as e:
         names = ", ".join(f"{slot_name(s)}={describe_value(a)}"
                           for s, a in zip(op.inputs, arrays))
-        raise OpError(f"op '{op.type}' failed on inputs ({names}) with attrs {attrs}: "
-                      f"{type(e).__name__}: {e}") from e
+        raise op_error_of(f"op '{op.type}' failed on inputs ({names}) with attrs {attrs}: "
+                          f"{type(e).__name__}: {e}", e) from e
     single, diff_slots = _output_plan(op)
     if single:
         outs = (outs,)

@@ -18,7 +18,7 @@
 An exception raised by an operator's kernel comes back as :func:`op_error`'s error naming the
 operator, its inputs and the user's line, chained from the original.
 """
-from ..errors import OpError, describe_value
+from ..errors import describe_value, op_error_of
 
 __all__ = ["Plan", "op_error"]
 
@@ -111,4 +111,4 @@ def op_error(plan, exc):
     del frame
     if isinstance(exc, AssertionError):
         return AssertionError(msg)
-    return OpError(msg)
+    return op_error_of(msg, exc)

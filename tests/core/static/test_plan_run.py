@@ -6,7 +6,7 @@ import pytest
 
 import core
 from core import layers, static
-from core.errors import OpError
+from core.errors import OpError, op_error_of
 from core.mode import static_mode_guard
 from core.ops.registry import Kernel, Meta, all_ops, get_op
 from core.static.codegen import compile_plan
@@ -54,6 +54,30 @@ def test_plan_run_reports_the_failing_op_and_its_inputs():
     with pytest.raises(OpError, match=r"op 'matmul'.*X='x' float32\[2, 3\]") as info:
         plan.run([vals[n] for n, _ in plan.ext])
     assert info.value.__cause__ is not None
+    # the kernel's ValueError: an OpError that ``except ValueError`` catches, as eagerly
+    assert isinstance(info.value, ValueError)
+
+
+def test_op_errors_keep_the_kind_of_their_cause():
+    # an index out of range is an IndexError in a program run, as in the same code eagerly
+    def build():
+        i = layers.fill_constant([1], "int64", 3)
+        arr = layers.array_write(layers.fill_constant([2], "float32", 1.0),
+                                 layers.fill_constant([1], "int64", 0))
+        return layers.array_read(arr, i)
+
+    main, out = _program(build)
+    plan = compile_plan(main, [], [out.name], np, core.CPUPlace())
+    with pytest.raises(IndexError, match="out of range") as info:
+        plan.run([])
+    assert isinstance(info.value, OpError) and "array_read" in str(info.value)
+    # eagerly too; an error kind outside Python's value / lookup / arithmetic / type errors
+    # gives a plain OpError
+    with pytest.raises(IndexError, match="index 5 is out of range") as info:
+        layers.gather(core.to_tensor(np.ones((2, 3), "float32")), core.to_tensor(np.array([5])))
+    assert isinstance(info.value, OpError)
+    assert not isinstance(op_error_of("m", OSError("x")), OSError)
+    assert str(op_error_of("m", KeyError("k"))) == "m"
 
 
 def test_plan_run_draws_from_the_rng_source_it_is_given():
