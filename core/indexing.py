@@ -131,8 +131,8 @@ def _array_setitem(array, index, value):
         index = np.asarray([int(index)], dtype=np.int64)
         i = length + index if index[0] < 0 else apply("assign", [index])
     else:
-        i = apply("cast", [index], {"dtype": "int64"}) if index.dtype != np.int64 else index
-        i = i + length * apply("cast", [i < 0], {"dtype": "int64"})
+        i = apply("cast", [index], {"out_dtype": "int64"}) if index.dtype != np.int64 else index
+        i = i + length * apply("cast", [i < 0], {"out_dtype": "int64"})
     ok = apply("logical_and", [i >= 0, i < length])
     apply("assert", [ok, []], {"summarize": 20, "cond_name": ok.name, "data_names": [],
                                "message": f"list assignment index out of range (tensor array "
