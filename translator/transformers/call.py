@@ -11,7 +11,8 @@ Three calls have their own helper: ``x.item()`` -> ``_d2s.convert_item(x)`` (a s
 Variable's value as a 0-d Variable standing for the Python number; anything else's own
 ``item()``), ``x.numpy()`` used as an operand -> ``_d2s.convert_numpy(x)`` (a static
 Variable stands for its array, as PaddlePaddle's translator drops ``.numpy()``: ``if
-t.numpy()[0] > 5``; anything else's own ``numpy()``), and a zero-argument ``super()`` in a method ->
+t.numpy()[0] > 5``, ``for v in t.numpy()``, ``for i, v in enumerate(t.numpy())``; anything
+else's own ``numpy()``), and a zero-argument ``super()`` in a method ->
 ``_d2s.convert_super(super, lambda: __class__, self)``: ``super(__class__, self)`` when
 ``super`` is the builtin, because the converted function is not defined in the class body
 (``__class__`` is the original method's closure cell, which the converted function shares);
@@ -26,8 +27,9 @@ __all__ = ["transform"]
 
 
 def _numpy_operands(fn_node):
-    """The ``x.numpy()`` calls that are operands of an operator, subscript or condition (where
-    a static Variable means what the array means eagerly). Elsewhere -- a value assigned or
+    """The ``x.numpy()`` calls that are operands of an operator, subscript or condition, or what
+    a ``for`` (or the ``enumerate`` it calls) iterates over (where a static Variable means what
+    the array means eagerly). Elsewhere -- a value assigned or
     passed to a function, likely numpy's -- ``numpy()`` stays a call: on a static Variable
     it raises, and the declarative function falls back to eager execution (or fails, with
     ``full_graph``)."""
@@ -45,6 +47,13 @@ def _numpy_operands(fn_node):
             operands = [node.operand]
         elif isinstance(node, (gast.If, gast.While, gast.IfExp, gast.Assert)):
             operands = [node.test]
+        elif isinstance(node, gast.For):
+            # ``for x in t.numpy()`` / ``for i, x in enumerate(t.numpy(), 1)``: the rows of the
+            # array are the rows of the Variable, a loop over a Tensor
+            operands = [node.iter]
+            if isinstance(node.iter, gast.Call) and isinstance(node.iter.func, gast.Name) and \
+                    node.iter.func.id == "enumerate" and node.iter.args:
+                operands.append(node.iter.args[0])
         else:
             continue
         found.update(id(op) for op in operands if _is_numpy_call(op))
