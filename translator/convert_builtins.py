@@ -164,9 +164,11 @@ def convert_print(*args, sep=" ", end="\n", file=None, flush=False):
 def convert_assert(cond, message=None):
     """``assert cond, message()``: an ``Assert`` op for a static condition (showing the
     message when it fails at run time), else Python; ``message`` is a thunk, called only when
-    the assertion fails (for a static condition: once, while building)."""
+    the assertion fails (for a static condition: once, while building). A static condition
+    of more than one element is ambiguous, as its truth value is eagerly (a ValueError)."""
     if is_static(cond):
         lay = layers()
+        cond = _one_element(cond, "bool() of a tensor needs")
         text, data = _static_message(message)
         lay.Assert(cond if dtype_name(cond) == "bool" else lay.cast(cond, "bool"), data=data,
                    name=text)
