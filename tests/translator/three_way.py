@@ -122,6 +122,10 @@ def assert_same(expected, got, where=""):
     elif _is_number(expected) and (hasattr(got, "numpy") or isinstance(got, np.ndarray)):
         a = _array(got)
         assert a.size == 1 and np.isclose(a.item(), expected), f"{where}: {a} != {expected}"
+    elif isinstance(expected, np.ndarray):  # a Python value: an array stays an array
+        assert isinstance(got, np.ndarray), f"{where}: {got!r} != {expected!r}"
+        assert (got.dtype, got.shape) == (expected.dtype, expected.shape) and \
+            np.array_equal(got, expected), f"{where}: {got!r} != {expected!r}"
     elif hasattr(expected, "numpy"):
         assert hasattr(got, "numpy") or isinstance(got, np.ndarray), f"{where}: {got!r}"
         ea, ga = _array(expected), _array(got)
