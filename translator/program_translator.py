@@ -55,14 +55,15 @@ class ConcreteProgram:
     ``output_vars``: the Variables among the outputs, in :func:`flatten` order (what a saved
     model fetches); ``fetch_vars``: what a run fetches -- ``output_vars``, then the bound flags
     of dict entries set on some paths only (an entry whose path did not run is left out of the
-    result, as eager code leaves it), then the Variables of the outside state the function
+    result, as eager code leaves it; ``union_entries`` the same inside the alternatives of a
+    result whose structure differs per path), then the Variables of the outside state the function
     writes (``replay``, a :class:`~translator.outside_state.Replay` or None);
     ``parameters``: the eager Parameters the Program reads, with their names there.
     """
 
     __slots__ = ("main_program", "startup_program", "inputs", "outputs", "output_vars",
-                 "fetch_vars", "entry_flags", "replay", "parameters", "function", "_partial",
-                 "_single")
+                 "fetch_vars", "entry_flags", "union_entries", "replay", "parameters",
+                 "function", "_partial", "_single")
 
     def __init__(self, main_program, startup_program, inputs, outputs, parameters, function,
                  replay=None):
@@ -72,8 +73,11 @@ class ConcreteProgram:
         self.outputs = outputs
         self.output_vars = _output_vars(outputs)
         self.entry_flags = [] if isinstance(outputs, PathUnion) else _entry_flags(outputs)
+        # the same inside the alternatives of results whose structure differs per path
+        self.union_entries = _union_entries(outputs)
         self.replay = replay
         self.fetch_vars = self.output_vars + [flag for _, flag in self.entry_flags] + \
+            [flag for entries in self.union_entries.values() for _, flag in entries] + \
             (replay.variables if replay is not None else [])
         self.parameters = parameters
         self.function = function
@@ -103,15 +107,19 @@ class ConcreteProgram:
         structures (:class:`~translator.convert_state.PathUnion`), the one the run took --
         after writing the outside state the run computed (``replay``)."""
         n = len(self.output_vars)
-        flags = results[n:n + len(self.entry_flags)]
+        n_flags = len(self.entry_flags)
+        union_flags = [f for entries in self.union_entries.values() for _, f in entries]
+        flags = results[n:n + n_flags]
         if self.replay is not None:
-            self.replay.write(results[n + len(self.entry_flags):])
+            self.replay.write(results[n + n_flags + len(union_flags):])
+        fetched_union_flags = results[n + n_flags:n + n_flags + len(union_flags)]
         results = results[:n]
         outputs = self.outputs
         leaves = flatten(outputs)
         if any(isinstance(v, PathUnion) for v in leaves):
             by_var = dict(zip(map(id, self.output_vars), results))
-            return pack(outputs, [_chosen(v, by_var) for v in leaves])
+            by_var.update(zip(map(id, union_flags), fetched_union_flags))
+            return pack(outputs, [_chosen(v, by_var, self.union_entries) for v in leaves])
         if len(leaves) != len(results):
             it = iter(results)
             results = [next(it) if isinstance(v, _static.Variable) else v for v in leaves]
@@ -167,14 +175,38 @@ def _output_vars(outputs):
     return out
 
 
-def _chosen(value, by_var):
+def _chosen(value, by_var, union_entries=None):
     """A result leaf from the fetched values ``by_var`` (Variable id -> value): for a
-    PathUnion the alternative its selector chose, packed the same way."""
+    PathUnion the alternative its selector chose, packed the same way, without the dict
+    entries its run did not set (``union_entries``: alternative id -> entry flags)."""
     if isinstance(value, PathUnion):
         selected = by_var[id(value.selector)]
         alt = value.alternatives[int(host_value(selected))]
-        return pack(alt, [_chosen(v, by_var) for v in flatten(alt)])
+        packed = pack(alt, [_chosen(v, by_var, union_entries) for v in flatten(alt)])
+        for path, flag in (union_entries or {}).get(id(alt), ()):
+            if not bool(host_value(by_var[id(flag)])):
+                _remove_entry(packed, path)
+        return packed
     return by_var[id(value)] if isinstance(value, _static.Variable) else value
+
+
+def _union_entries(outputs):
+    """``{id(alternative): [(path, bound flag)]}`` for the dict entries set on some paths
+    only inside the alternatives of the PathUnions among ``outputs``."""
+    out = {}
+
+    def visit(v):
+        if isinstance(v, PathUnion):
+            for alt in v.alternatives:
+                entries = _entry_flags(alt)
+                if entries:
+                    out[id(alt)] = entries
+                for leaf in flatten(alt):
+                    visit(leaf)
+
+    for leaf in flatten(outputs):
+        visit(leaf)
+    return out
 
 
 def _parameters_of(main_program):

@@ -49,8 +49,7 @@ class _Gen:
         # half the programs exercise Python state (nests, dict keys, appended lists, del,
         # globals, shadowed builtins, no_grad) and return early only from ifs outside loops
         self.state = rng.random() < 0.5
-        # NOTE: a state program returns early or sets dict keys on one path, not both: a key's
-        # bound flag does not yet cross the cond of the return's guard (see test_python_state)
+        # half the state programs return early (from ifs outside loops)
         self.early_state = self.state and rng.random() < 0.5
 
     def emit(self, depth, text):
@@ -135,8 +134,7 @@ class _Gen:
             if self.state:
                 kinds += ["nest", "no_grad", "delete", "global_", "attr_"]
         if nest == 0 and self.state:  # at the top: bound on every path, and returned
-            kinds += ["appended", "shadow"] if self.early_state else \
-                ["dict_key", "appended", "shadow"]
+            kinds += ["dict_key", "appended", "shadow"]
         if in_loop:
             kinds.append("jump")
         if not (in_loop and self.vary_returns):  # a loop returns what every path returns

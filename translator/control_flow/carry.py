@@ -243,6 +243,37 @@ def entry_flag(value):
     return None
 
 
+def flag_info(leaf):
+    """``(bound flag, name, "assigned at" text)`` of a static leaf bound on some paths only
+    (visible from the current block), else None."""
+    return _flag_of(leaf) if is_static(leaf) and _maybe_unbound else None
+
+
+def has_name_flag(value, name):
+    """True when a static leaf of ``value`` has a bound flag recorded for the name ``name``."""
+    if not _maybe_unbound:
+        return False
+    for leaf in _static_leaves(value):
+        info = _flag_of(leaf)
+        if info is not None and info[1] == name:
+            return True
+    return False
+
+
+def name_flag(value, name):
+    """The bound flag of the name ``name`` holding ``value`` on the path just traced: False
+    for an undefined value, the flag recorded for that name, else True. A leaf inside the
+    value with a flag of its own (a dict entry set on one path, recorded under its item
+    label) does not make the name itself maybe unbound."""
+    if is_undefined(value):
+        return layers().fill_constant([], "bool", False)
+    for leaf in _static_leaves(value):
+        info = _flag_of(leaf)
+        if info is not None and info[1] == name:
+            return info[0]
+    return layers().fill_constant([], "bool", True)
+
+
 def bound_flag(value):
     """The bound flag of ``value`` on the path just traced: False for an undefined value, the
     recorded flag of a maybe-unbound one, else True (a bool Variable)."""

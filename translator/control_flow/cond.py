@@ -9,8 +9,8 @@ from core.static import default_main_program, structure
 from ..convert_state import (PathUnion, alternatives, dtype_name, is_pending, is_static,
                              is_undefined, is_union, is_weak, kind, layers, mark_weak,
                              promoted_dtype, selector_of, to_variable, where)
-from .carry import (assigned_where, bound_flag, flatten, is_maybe_unbound, mark_maybe_unbound,
-                    placeholder, template, undo)
+from .carry import (assigned_where, flag_info, flatten, has_name_flag, is_maybe_unbound,
+                    mark_maybe_unbound, name_flag, placeholder, template, undo)
 
 
 def _show(value):
@@ -63,6 +63,16 @@ class _NeedsFlag(Exception):
         self.index = index
 
 
+class _NeedsLeafFlag(Exception):
+    """Output ``index`` (a position among the cond's outputs) holds, in the branch traced
+    second, a value bound on some paths only (a dict entry set under a Tensor condition) that
+    the first branch's does not: both must carry its bound flag out."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
 class _NeedsPlaceholder(Exception):
     """The branch traced first left return value ``index`` pending; the other set it."""
 
@@ -94,13 +104,18 @@ def _same_items(copy, original):
 
 
 def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
-                   casts=None, unions=None, unbinds=frozenset()):
+                   casts=None, unions=None, unbinds=frozenset(), leaf_flags=frozenset()):
     """The ``cond`` of an ``if`` statement: its outputs are the ``live`` ones among the carried
     ``names`` (read / written by ``get_args`` / ``set_args``), each split into leaves, plus
     the bound flags of the names it may leave unbound. ``templates`` (placeholders for a name
     the first-traced branch leaves unset), ``casts`` (dtypes of the first branch's leaves) and
-    ``unions`` (return values with a structure per path) and ``unbinds`` (names a branch
-    deletes) are what earlier traces learnt."""
+    ``unions`` (return values with a structure per path), ``unbinds`` (names a branch
+    deletes) and ``leaf_flags`` (output positions whose value is bound on some paths only in
+    the branch traced second) are what earlier traces learnt.
+
+    A leaf bound on some paths only inside a value (a dict entry a nested Tensor ``if`` set)
+    keeps its own bound flag through the cond: the flag is an output too (true where the
+    other branch's leaf has none), attached to the output leaf afterwards."""
     init = tuple(get_args())
     where_ = where()
     templates, casts, unions = dict(templates or {}), dict(casts or {}), dict(unions or {})
@@ -113,6 +128,9 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
     unsure = set()  # flagged names some branch may leave unbound
     weak = []  # per side, whether each output stands for a Python number
     layout = {}  # index -> (tree, [True for a leaf that is a cond output, else its value])
+    flagged_leaves = set(leaf_flags)  # output positions carrying a leaf's own bound flag
+    leaf_labels = {}  # position -> (name, "assigned at" text) of the flagged leaf
+    sources = []  # per output of the branch being traced: the value leaf it comes from
     program = default_main_program()
     point = program.checkpoint()
 
@@ -133,11 +151,14 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             plan.append(_OUT if var is not None else leaf)
             if var is not None:
                 outs.append(var)
+                sources.append(leaf)
         layout[k] = (tree, plan, leaves, outs)
         return outs
 
     def second_side(k, value, sides, other):
         tree, plan, _, first_vars = layout[k]
+        if tree is structure.LEAF and len(plan) == 1 and plan[0] is value:
+            return []  # a container both branches leave as it was
         leaves, got = flatten(value)
         def mismatch():
             if names[k].startswith("__return_value"):  # each path returns its own structure
@@ -162,6 +183,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
                 # one of two, chosen at run time, as for paths returning different structures
                 raise _NeedsUnion(k, [template(a) for a in alternatives(value)])
             outs.append(_common_dtype((k, j), first_var, var))
+            sources.append(leaf)
         return outs
 
     def union_side(k, value, is_first):
@@ -181,15 +203,18 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             parts = [placeholder(template(a)) for a in first_alts] + mine
             offset = len(first_alts)
         outs = [leaf for part in parts for leaf in flatten(part)[0] if is_static(leaf)]
+        sources.extend(outs)
         sel = None if pending else selector_of(value)
         if sel is None:
             sel = layers().fill_constant([], "int64", 0 if pending else offset)
         elif offset:
             sel = sel + offset
+        sources.append(None)
         return outs + [sel]
 
     def branch(fn, side):
         def run():
+            sources.clear()
             copies = tuple(_copy(v) for v in init)  # each branch appends to its own list
             set_args(copies)
             fn()
@@ -198,7 +223,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             first = runs[0] if runs else None
             runs.append((side, values))
             # judged while the branch's block is current: a flag made inside it is visible
-            unsure.update(k for k in flagged if not _surely_bound(values[k]))
+            unsure.update(k for k in flagged if not _surely_bound(values[k], names[k]))
             for k in out_idx:
                 if k not in flagged and is_undefined(values[k]) and not is_pending(values[k]):
                     raise _NeedsFlag(k)
@@ -230,15 +255,37 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
                         raise _NeedsUnion(k, [])
                     value = placeholder(template(other))
                 outs += second_side(k, value, (first[0], side), other)
+            # a leaf bound on some paths only (inside a value) carries its own flag out
+            infos = {}
+            for pos, src in enumerate(sources):
+                info = flag_info(src) if src is not None else None
+                if info is None:
+                    continue
+                if pos not in flagged_leaves:
+                    if first is not None:
+                        raise _NeedsLeafFlag(pos)
+                    flagged_leaves.add(pos)
+                infos[pos] = info
+                leaf_labels.setdefault(pos, (info[1], info[2]))
+            true = None
+            leaf_outs = []
+            for pos in sorted(flagged_leaves):
+                if pos in infos:
+                    leaf_outs.append(infos[pos][0])
+                else:
+                    if true is None:
+                        true = layers().fill_constant([], "bool", True)
+                    leaf_outs.append(true)
             # a name that may be unbound after the if carries its bound flag out of the cond
-            outs += [bound_flag(values[k]) for k in flagged]
+            outs += [name_flag(values[k], names[k]) for k in flagged]
+            outs += leaf_outs
             weak.append([is_weak(v) for v in outs])
             return tuple(outs)
         return run
 
     try:
         outs = layers().cond(pred, branch(true_fn, "true"), branch(false_fn, "false"))
-    except (_NeedsPlaceholder, _NeedsUnion, _NeedsCast, _NeedsFlag) as e:
+    except (_NeedsPlaceholder, _NeedsUnion, _NeedsCast, _NeedsFlag, _NeedsLeafFlag) as e:
         # NOTE: re-trace, each time with one more thing learnt (at most once per output):
         # - _NeedsPlaceholder: the branch traced first left a name unbound (or a return
         #   pending) that the other set; only now is its structure known, and the first
@@ -248,7 +295,9 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         # - _NeedsCast: the first branch's output must be cast to the dtype the second one's
         #   promotes it to;
         # - _NeedsFlag: a branch unbinds (``del``) a name bound before the if, which then
-        #   carries its bound flag out of the cond.
+        #   carries its bound flag out of the cond;
+        # - _NeedsLeafFlag: the branch traced second holds a leaf bound on some paths only
+        #   where the first's is bound: both carry that leaf's flag out.
         undo(program, point, set_args, init)
         if isinstance(e, _NeedsPlaceholder):
             templates[e.index] = e.tmpl
@@ -256,14 +305,19 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             unions[e.index] = e.tmpls
         elif isinstance(e, _NeedsCast):
             casts[e.index] = e.dtype
+        elif isinstance(e, _NeedsLeafFlag):
+            leaf_flags = frozenset(flagged_leaves) | {e.index}
         else:
             unbinds = unbinds | {e.index}
         return static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live,
-                              templates, casts, unions, unbinds)
+                              templates, casts, unions, unbinds, leaf_flags)
     outs = list(outs) if isinstance(outs, (list, tuple)) else ([] if outs is None else [outs])
     for out, t, f in zip(outs, *weak):
         mark_weak(out, t and f)  # a number on both paths stays a weak number
-    flags = outs[len(outs) - len(flagged):]
+    n_leaf_flags = len(flagged_leaves)
+    n_data = len(outs) - len(flagged) - n_leaf_flags
+    flags = outs[n_data:n_data + len(flagged)]
+    leaf_flag_outs = dict(zip(sorted(flagged_leaves), outs[n_data + len(flagged):]))
     final, it = list(init), iter(outs)
     for k in out_idx:
         if k in unions:
@@ -285,12 +339,20 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         if layout[k] is not None and k in unsure:
             assigned = next((assigned_where(v[k]) for _, v in runs if not is_undefined(v[k])), "")
             mark_maybe_unbound(final[k], flag, names[k], assigned)
+    for pos, flag in leaf_flag_outs.items():
+        # the leaf's own flag, and the flag of the name holding it where that may be unbound
+        outer = flag_info(outs[pos])
+        if outer is not None:
+            flag = layers().logical_and(outer[0], flag)
+        label, assigned = leaf_labels[pos]
+        mark_maybe_unbound(outs[pos], flag, label, assigned)
     set_args(tuple(final))
 
 
-def _surely_bound(value):
-    """A branch's value of a name that holds a value on every run of that branch."""
-    return not is_undefined(value) and not is_maybe_unbound(value)
+def _surely_bound(value, name):
+    """A branch's value of name ``name`` that holds a value on every run of that branch (a
+    leaf inside it bound on some paths only has a flag of its own)."""
+    return not is_undefined(value) and not has_name_flag(value, name)
 
 
 def _cast(var, dtype):
