@@ -63,6 +63,15 @@ class _NeedsFlag(Exception):
         self.index = index
 
 
+class ListLengthDiffers(TypeError):
+    """The branches leave the list in name ``name`` with different lengths (a loop whose body
+    holds the ``if`` then carries that name's lists as tensor arrays: see ``loop.py``)."""
+
+    def __init__(self, message, name):
+        super().__init__(message)
+        self.name = name
+
+
 class _NeedsLeafFlag(Exception):
     """Output ``index`` (a position among the cond's outputs) holds, in the branch traced
     second, a value bound on some paths only (a dict entry set under a Tensor condition) that
@@ -163,7 +172,11 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         def mismatch():
             if names[k].startswith("__return_value"):  # each path returns its own structure
                 return _NeedsUnion(k, [template(a) for a in alternatives(value)])
-            return _branch_error(names[k], sides, (other, value), where_)
+            error = _branch_error(names[k], sides, (other, value), where_)
+            if isinstance(other, list) and isinstance(value, list) and \
+                    len(other) != len(value):
+                return ListLengthDiffers(str(error), names[k])
+            return error
 
         if got != tree or is_union(value) or is_union(other):
             raise mismatch()

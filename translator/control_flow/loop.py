@@ -10,7 +10,7 @@ from ..convert_state import (dtype_name, is_pending, is_static, is_undefined, is
 from ..tensor_list import ArrayDtypeChanged, is_array, is_guessed, list_to_array, mark_guessed
 from .carry import (as_predicate, assigned_where, bound_flag, flatten, is_maybe_unbound,
                     mark_maybe_unbound, placeholder, template, undo)
-from .cond import static_logical
+from .cond import ListLengthDiffers, static_logical
 
 
 def static_for_loop(it, start, extra_test, body_fn, names, get_args, set_args):
@@ -380,6 +380,13 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
         # NOTE: re-trace (once per name): the body changes a list's length, so the name's
         # lists enter the loop as tensor arrays
         arrays = arrays | {e.index}
+    except ListLengthDiffers as e:
+        # a Tensor ``if`` in the body leaves a loop variable's list with different lengths
+        # on its paths (``a.pop()`` on one): the name's lists enter the loop as tensor arrays
+        index = names.index(e.name) if e.name in names else None
+        if index is None or index in arrays:
+            raise
+        arrays = arrays | {index}
     else:
         for s, out in zip(carried, outs):
             mark_weak(out, is_weak(init[s]))

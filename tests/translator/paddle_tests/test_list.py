@@ -165,6 +165,23 @@ def list_pop_in_for_loop(x, iter_num):
     return a[0], item, b[1]
 
 
+def list_pop_in_while_loop(x, iter_num):
+    x = fluid.dygraph.to_variable(x)
+    iter_num = fluid.layers.fill_constant(shape=[1], value=iter_num, dtype="int32")
+    a = []
+    b = [x]
+    b.append(x)
+    b.pop()
+    i = 0
+    while i < iter_num:
+        a.append(x + i)
+        b.append(x - i)
+        i += 1
+        if i % 2 == 1:
+            a.pop()
+    return a[0], b[2]
+
+
 class ListWithCondNet(paddle.nn.Layer):
 
     def __init__(self):
@@ -203,6 +220,7 @@ def test_list_without_loops(fn):
 @pytest.mark.parametrize("fn", [
     list_append_in_while_loop, list_append_in_while_loop_with_stack,
     list_append_in_for_loop, list_pop_in_for_loop, list_append_in_for_loop_with_concat,
+    list_pop_in_while_loop,
 ], ids=lambda fn: fn.__name__)
 def test_list_in_loops(fn):
     # Paddle's iter_num is 3; fewer trips leave a[0] (a[0] after a pop, b[2]) out of range
