@@ -8,6 +8,7 @@ import sys
 
 from . import dygraph_base as base
 from . import io
+from . import nn
 from .autograd import no_grad
 from .distributed import parallel
 from .distributed.parallel import DataParallel, Env, ParallelStrategy, prepare_context
@@ -29,10 +30,12 @@ from .nn import (
 from .tensor import to_variable
 
 # ``import core.dygraph.base`` / ``from core.dygraph.base import to_variable`` and
-# ``import core.dygraph.parallel`` / ``from core.dygraph.parallel import DataParallel``
+# ``import core.dygraph.parallel`` / ``from core.dygraph.parallel import DataParallel``,
+# ``from core.dygraph.nn import Embedding``
 # (fluid's spellings): this module is not a package, so its submodules are registered here.
 sys.modules[__name__ + ".base"] = base
 sys.modules[__name__ + ".parallel"] = parallel
+sys.modules[__name__ + ".nn"] = nn  # fluid.dygraph.nn: the layers of core.nn
 
 __all__ = [
     "BackwardStrategy",
