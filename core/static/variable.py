@@ -29,8 +29,8 @@ class Variable(TensorOps):
         "_shape",
         "block",
         "dtype",
+        "_name",
         "is_data",
-        "name",
         "persistable",
         "stop_gradient",
         "type",
@@ -53,6 +53,37 @@ class Variable(TensorOps):
         #: promoted to a tensor): elementwise ops promote it as a weak scalar of its kind, as
         #: numpy 2 promotes Python numbers, so static dtypes equal eager ones
         self.weak = False
+
+    # -- name --------------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        """Renaming a Variable of a block renames it there and in every op of the program
+        that reads or writes it (``x.name = "y"`` as PaddlePaddle's Variable allows); a name
+        another variable of the program holds is an error."""
+        if not isinstance(value, str) or not value:
+            raise TypeError(f"variable name must be a non-empty str, got {value!r}")
+        old = getattr(self, "_name", None)
+        block = getattr(self, "block", None)
+        if old is None or old == value or block is None or block.vars.get(old) is not self:
+            self._name = value
+            return
+        program = block.program
+        if any(value in b.vars for b in program.blocks):
+            raise ValueError(f"cannot rename variable '{old}' to '{value}': the program already "
+                             f"has a variable named '{value}'")
+        block.vars = {value if n == old else n: v for n, v in block.vars.items()}
+        for b in program.blocks:
+            for op in b.ops:
+                for slots in (op.inputs, op.outputs):
+                    for key, names in slots.items():
+                        if old in names:
+                            slots[key] = [value if n == old else n for n in names]
+        self._name = value
+        program._bump()
 
     # -- shape -------------------------------------------------------------------------------
     @property
@@ -90,7 +121,7 @@ class Variable(TensorOps):
         """Make this object stand for Variable ``new`` (``x[i] = v``: the new value of ``x``),
         and ``new`` for the value this object stood for, so ops already built keep reading
         the old value and later uses of the object read the new one."""
-        for slot in ("_shape", "block", "dtype", "is_data", "name", "persistable",
+        for slot in ("_shape", "block", "dtype", "is_data", "_name", "persistable",
                      "stop_gradient", "type", "weak"):
             a, b = getattr(self, slot), getattr(new, slot)
             object.__setattr__(self, slot, b)
