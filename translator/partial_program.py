@@ -31,6 +31,7 @@ from core.autograd import Node, is_grad_enabled
 from core.backend import CPUPlace, array_module_of, default_place, get_array_module, place_of
 from core.ops.registry import OpDef, get_op
 from core.static.analysis import op_reads, op_writes
+from core.static.clone import clone_program
 from core.static import passes as _passes
 from core.static.codegen import compile_plan
 from core.tensor import Tensor, data_of, rebind_data, tensor_from_node
@@ -339,7 +340,7 @@ def _inference_parts(program, inputs, outputs, parameters, feed, fetch):
     fetch_vars = _pick(outputs, fetch, "fetch", "outputs")
     if not fetch_vars:
         raise ValueError("save_inference_model: the program has no tensor outputs to fetch")
-    infer = program.clone(for_test=True)
+    infer = clone_program(program, for_test=True, keep_backward=True)
     gb = infer.global_block()
     scope = _static.Scope()
     for name, p in parameters:

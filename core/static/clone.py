@@ -21,15 +21,20 @@ def _copy_var(v, block):
     return c
 
 
-def _is_training_op(op):
-    """Backward and optimizer ops: dropped by ``clone(for_test=True)``."""
-    if op.role != "forward":
+def _is_training_op(op, keep_backward=False):
+    """Backward and optimizer ops: dropped by ``clone(for_test=True)`` (backward ones kept
+    with ``keep_backward``)."""
+    if op.role == "optimize" or (op.role != "forward" and not keep_backward):
         return True
     opdef = _REGISTRY.get(op.type)
     return opdef is not None and type(opdef).__module__.endswith("ops.optimizer")
 
 
-def clone_program(program, for_test=False):
+def clone_program(program, for_test=False, keep_backward=False):
+    """A deep copy of ``program``; ``for_test`` drops the training ops and sets ``is_test``.
+    ``keep_backward`` (with ``for_test``) keeps the backward ops: a pruning that follows
+    keeps those a target needs (a ``paddle.grad`` result the program returns) and drops the
+    rest, as PaddlePaddle's ``save_inference_model`` prunes without dropping them first."""
     Program, Block = type(program), type(program.global_block())
     new = Program()
     new.random_seed = program.random_seed
@@ -41,7 +46,7 @@ def clone_program(program, for_test=False):
         for name, v in b.vars.items():
             nb.vars[name] = _copy_var(v, nb)
         for op in b.ops:
-            if for_test and _is_training_op(op):
+            if for_test and _is_training_op(op, keep_backward):
                 continue
             attrs = dict(op.attrs)
             if for_test and "is_test" in attrs:

@@ -1,6 +1,7 @@
 """Pruning a program for inference: keep only the ops (and the sub-blocks they run, and the
 variables those use) that compute the targets from the feeds, with ``is_test`` set. Used by
 :func:`core.io.save_inference_model`."""
+from .clone import clone_program
 from .serialize import is_block_attr, sub_block_indices
 
 __all__ = ["prune_for_inference"]
@@ -66,11 +67,12 @@ def _renumber(program, kept_blocks, referenced):
 
 
 def prune_for_inference(program, feeded_var_names, target_names):
-    """A copy of ``program`` for inference: backward and optimizer ops dropped, ``is_test``
-    set, and of the rest only the ops the targets need given the feeds (with the sub-blocks
-    those ops run and the variables they all use). A needed variable that is neither fed,
-    persistable nor computed is an error naming it."""
-    pruned = program.clone(for_test=True)
+    """A copy of ``program`` for inference: optimizer ops dropped, ``is_test`` set, and of
+    the rest only the ops the targets need given the feeds (with the sub-blocks those ops run
+    and the variables they all use): backward ops only where a target is a gradient (of
+    ``paddle.grad`` in the program). A needed variable that is neither fed, persistable nor
+    computed is an error naming it."""
+    pruned = clone_program(program, for_test=True, keep_backward=True)
     gb = pruned.global_block()
     for kind, names in (("feeded_var_names", feeded_var_names), ("target_vars", target_names)):
         for n in names:

@@ -487,3 +487,26 @@ def test_combined_params_file_damage_and_truncation(tmp_path):
     prog, _, fetches = io.load_inference_model(str(d), exe, "model.json", "params.npz",
                                                scope=core.Scope())
     assert len(fetches) == 1 and prog.global_block().var("fc_0.w_0").shape == [3, 2]
+
+
+def test_a_gradient_the_program_returns_is_kept_in_the_inference_model(static_mode, tmp_path):
+    """``gradients`` inside the program (``paddle.grad`` in converted code) builds backward ops
+    a target needs: pruning keeps them (PaddlePaddle prunes without dropping them first)."""
+    main, startup = core.Program(), core.Program()
+    with core.program_guard(main, startup), core.unique_name.guard():
+        x = core.static.data("x", [-1, 3], "float32")
+        x.stop_gradient = False
+        y = layers.reduce_sum(x * x * 3.0)
+        (dx,) = core.static.gradients([y], [x])
+        z = layers.scale(dx, 2.0)
+    scope = core.Scope()
+    exe = _run_startup(startup, scope)
+    with core.scope_guard(scope):
+        io.save_inference_model(str(tmp_path / "g"), ["x"], [z, y], exe, main_program=main)
+    with core.scope_guard(core.Scope()):
+        prog, _, fetches = io.load_inference_model(str(tmp_path / "g"), exe)
+        got_z, got_y = exe.run(prog, feed={"x": FEED}, fetch_list=fetches)
+    np.testing.assert_allclose(got_z, 12.0 * FEED, rtol=1e-6)
+    np.testing.assert_allclose(got_y, (3.0 * FEED * FEED).sum(), rtol=1e-5)
+    ops = [op["type"] for b in _model_doc(tmp_path / "g")["program"]["blocks"] for op in b["ops"]]
+    assert "fill_any_like" in ops and ops[-1] == "scale"
