@@ -16,7 +16,8 @@ import operator
 from core import mode
 from core.indexing import setitem_value
 
-from .convert_state import dtype_name, is_static, layers, mark_weak, stand_in, where
+from .convert_state import (dtype_name, is_static, is_union, layers, mark_weak, stand_in,
+                            union_setitem, where)
 from .tensor_list import convert_list_setitem, is_array
 
 __all__ = ["cast_builtin", "convert_assert", "convert_cast", "convert_isinstance", "convert_item",
@@ -35,6 +36,8 @@ def convert_setitem(target, index, value):
     ``target[index] = value`` on the same object, which is returned."""
     if is_array(target):  # a list filled in a loop whose condition is a Tensor
         return convert_list_setitem(target, index, value)
+    if is_union(target):  # a list / dict the paths of a Tensor condition filled differently
+        return union_setitem(target, index, value)
     if is_static(target) and target.block.program.current_block().idx != 0:
         return setitem_value(target, index, value)
     target[index] = value

@@ -269,6 +269,42 @@ def is_union(value):
     return isinstance(value, PathUnion)
 
 
+def union_setitem(value, key, item):
+    """``value[key] = item`` on a PathUnion of lists / dicts under a Python key: a PathUnion
+    of copies with the item set (the alternatives are other paths' values: none is changed in
+    place), or the one container when the copies are then alike (the same items on every
+    path). A Tensor key or another kind of alternative: a TypeError saying what to do."""
+    if not isinstance(key, (bool, int, str)) or not all(
+            isinstance(a, (list, dict)) for a in value.alternatives):
+        raise TypeError(
+            f"cannot assign item {key!r} of a value that is one of "
+            f"{len(value.alternatives)} different things on the paths of a Tensor condition "
+            "(a list or dict the branches filled differently); assign it in each branch, or "
+            "give it one structure before the if")
+    new = []
+    for alt in value.alternatives:
+        alt = type(alt)(alt)
+        try:
+            alt[key] = item
+        except IndexError:
+            raise IndexError(f"list assignment index {key} out of range on a path of a Tensor "
+                             "condition") from None
+        new.append(alt)
+    first = new[0]
+    if all(_alike(a, first) for a in new[1:]):
+        return first
+    return PathUnion(value.selector, new)
+
+
+def _alike(a, b):
+    """Whether containers ``a`` and ``b`` hold the same objects (keys, items, in order)."""
+    if type(a) is not type(b) or len(a) != len(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(a[k] is b[k] for k in a)
+    return all(x is y for x, y in zip(a, b))
+
+
 def alternatives(value):
     """The alternatives of a :class:`PathUnion`, else ``[value]``."""
     return value.alternatives if isinstance(value, PathUnion) else [value]

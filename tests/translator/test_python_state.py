@@ -581,3 +581,49 @@ def test_an_attribute_set_on_one_path_is_set_only_when_that_path_ran():
     np.testing.assert_array_equal(net.positive.numpy(), f32(4.0))
     run_declarative(net, (f32(-3.0),))  # keeps the value the last positive call left
     np.testing.assert_array_equal(net.positive.numpy(), f32(4.0))
+
+
+@declarative
+def list_filled_per_path_then_assigned(x, k):
+    a = []
+    if x.sum() > 0:
+        a.append(x)
+    else:
+        a.append(core.layers.reshape(x, [1, 2]))
+    a[k] = x * 3.0
+    return a[0]
+
+
+def test_item_assigned_in_a_list_the_paths_filled_differently():
+    # one of two lists chosen at run time until the item assignment makes them alike;
+    # an index out of range raises as eagerly
+    check_three_ways(list_filled_per_path_then_assigned, (f32(1.0, 2.0), 0),
+                     (f32(-1.0, -2.0), 0), (f32(1.0, 2.0), 5), (f32(-1.0, -2.0), -1))
+
+
+G_DEAD = 0.0
+
+
+def dead_branch(x, k):
+    # CPython compiles the body away (``... and 0`` is never true): no global is written,
+    # whatever the tensor's value
+    global G_DEAD
+    if (x.sum() > 1.0) and (k == 0 and 0):
+        G_DEAD = 2
+        x = x + 1.0
+    if (x.sum() > 1.0) or 3:
+        y = x * 2.0
+    else:
+        y = x
+    return x, y
+
+
+def test_and_falsy_number_is_false_on_every_path():
+    global G_DEAD
+    for values, k in (((1.0, 2.0), 2), ((1.0, 2.0), 0), ((0.0, 0.0), 0)):
+        G_DEAD = 0.0
+        want = run_eager(dead_branch, (f32(*values), k))
+        got = run_declarative(declarative(dead_branch), (f32(*values), k))
+        for a, b in zip(want, got):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert G_DEAD == 0.0 and type(G_DEAD) is float

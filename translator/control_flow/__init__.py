@@ -69,7 +69,8 @@ import operator
 
 from ..convert_iter import StaticIter, as_static_iter, is_static_iterable, range_item
 from ..convert_state import PathUnion, dtype_name, is_static, is_union, layers, where
-from .carry import Targets, as_predicate, carried, check_bound, entry_flag, restore_others
+from .carry import (Targets, as_predicate, carried, check_bound, entry_flag, known_truth,
+                    restore_others)
 from .cond import static_ifelse, static_ifexp, static_logical
 from .loop import static_for_loop, static_while
 
@@ -97,8 +98,12 @@ __all__ = [
 # promotion: ``promoted_dtype``). A pending return set by one branch only gets a placeholder
 # in the other; paths returning different structures give a ``PathUnion``.
 def _truth(pred):
-    """``pred``, or for a value that is one of several things (``x and None``) its truth."""
-    return pred.truth if is_union(pred) and pred.truth is not None else pred
+    """``pred``, or for a value that is one of several things (``x and None``) its truth, or
+    the truth known on every path of ``x and 0`` / ``x or 3``."""
+    if is_union(pred):
+        return pred.truth if pred.truth is not None else pred
+    known = known_truth(pred)
+    return pred if known is None else known
 
 
 def convert_ifelse(pred, true_fn, false_fn, names=(), live=(), targets=None):

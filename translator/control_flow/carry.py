@@ -188,6 +188,18 @@ class _ByIdentity:
 
 # leaf Variable -> (bound flag Variable, name, "assigned at ..." text)
 _maybe_unbound = _ByIdentity()
+# Variable -> the Python bool its truth is on every path (``x and 0``: False)
+_known_truths = _ByIdentity()
+
+
+def set_known_truth(var, truth):
+    """Record that ``var``'s truth is the Python bool ``truth`` on every path."""
+    _known_truths[var] = bool(truth)
+
+
+def known_truth(value):
+    """The Python bool recorded by :func:`set_known_truth` for ``value``, else None."""
+    return _known_truths.get(value) if _known_truths and is_static(value) else None
 
 
 def _static_leaves(value):

@@ -10,7 +10,7 @@ from ..convert_state import (PathUnion, alternatives, dtype_name, is_pending, is
                              is_undefined, is_union, is_weak, kind, layers, mark_weak,
                              promoted_dtype, selector_of, to_variable, where)
 from .carry import (assigned_where, flag_info, flatten, has_name_flag, is_maybe_unbound,
-                    mark_maybe_unbound, name_flag, placeholder, template, undo)
+                    mark_maybe_unbound, name_flag, placeholder, set_known_truth, template, undo)
 
 
 def _show(value):
@@ -170,7 +170,9 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             return []  # a container both branches leave as it was
         leaves, got = flatten(value)
         def mismatch():
-            if names[k].startswith("__return_value"):  # each path returns its own structure
+            # each path returns its own structure; a value that already is one of several
+            # (a list the branches of an earlier if filled differently) stays one
+            if names[k].startswith("__return_value") or is_union(value) or is_union(other):
                 return _NeedsUnion(k, [template(a) for a in alternatives(value)])
             error = _branch_error(names[k], sides, (other, value), where_)
             if isinstance(other, list) and isinstance(value, list) and \
@@ -445,6 +447,7 @@ def static_logical(x, y_fn, x_is_result_when):
     lay = layers()
     pred = x if dtype_name(x) == "bool" else lay.cast(x, "bool")
     holder = [None, False]  # the common dtype, whether y is a Python number
+    y_number = [None]  # y, when it is a Python number
 
     def take_y():
         y = y_fn()
@@ -455,6 +458,7 @@ def static_logical(x, y_fn, x_is_result_when):
         # scalar (``bool_tensor or 3`` is int64 3, not True)
         number = isinstance(y, (bool, int, float))
         holder[1] = number
+        y_number[:] = [y]
         var = layers().fill_constant([], name_of(np.result_type(x.dtype, y)), y) if number \
             else to_variable(y, x)
         if var is None:  # None or another Python object: the result is x or that object
@@ -498,7 +502,14 @@ def static_logical(x, y_fn, x_is_result_when):
         return PathUnion(lay.cast(taken_y, "int64"), [x, y], truth)
     # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
     # promote like a weak number against a float tensor
-    return mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
+    out = mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
+    if holder[1]:
+        # ``x and 0`` is false and ``x or 3`` true on every path: an ``if`` on it takes that
+        # branch in Python, as CPython (which compiles the other away) does
+        known = _known_truth(pred, bool(y_number[0]), x_is_result_when)
+        if isinstance(known, bool):
+            set_known_truth(out, known)
+    return out
 
 
 def _known_truth(pred, y_truth, x_is_result_when):

@@ -23,6 +23,22 @@ def slice_without_control_flow(x):
 
 
 @paddle.jit.to_static
+def slice_in_if(x):
+    x = paddle.to_tensor(x)
+    a = []
+    if x.numpy()[0] > 0:
+        a.append(x)
+    else:
+        a.append(paddle.full(shape=[1, 2], fill_value=9, dtype="int32"))
+
+    if x.numpy()[0] > 0:
+        a[0] = x
+
+    a[0] = x + 1
+    out = a[0]
+    return out
+
+
 def slice_in_while_loop(x, iter_num=3):
     x = paddle.to_tensor(x)
     iter_num_var = paddle.full(shape=[1], fill_value=iter_num, dtype="int32")
@@ -84,6 +100,12 @@ ZEROS, POSITIVE, NEGATIVE = i32(0, 0, 0), i32(2, 1, 3), i32(-2, 5, 1)
 
 def test_slice_without_control_flow():
     check(slice_without_control_flow, (ZEROS,), (POSITIVE,), (NEGATIVE,))
+
+
+def test_slice_in_if():
+    # the list holds a [3] tensor on one path and a [1, 2] one on the other (one of two
+    # lists chosen at run time); the item assignments make it one list again
+    check(slice_in_if, (ZEROS,), (POSITIVE,), (NEGATIVE,))
 
 
 @pytest.mark.parametrize("fn", [slice_in_while_loop, slice_in_for_loop],
