@@ -100,6 +100,8 @@ def _static_forward(layer, input_spec):
 
 
 def _concrete(static, input_spec):
+    if _prunes(input_spec, static.input_spec):
+        return static.concrete_program
     if input_spec is not None:
         if not isinstance(input_spec, (list, tuple)):
             raise TypeError(f"jit.save: input_spec must be a list of InputSpec, got "
@@ -131,6 +133,9 @@ def save(layer, path, input_spec=None, **configs):
     path = _inference.check_path_prefix(path, "jit.save", "path")
     if isinstance(layer, TranslatedLayer):
         return layer._save(path)
+    output_spec = configs.pop("output_spec", None)
+    if configs:
+        raise TypeError(f"jit.save: unexpected argument(s) {', '.join(sorted(configs))}")
     static = _static_forward(layer, input_spec)
     training = getattr(layer, "training", None) if isinstance(layer, Layer) else None
     if training:
@@ -140,9 +145,77 @@ def save(layer, path, input_spec=None, **configs):
     finally:
         if training:
             layer.train()
-    return save_program_files(path, concrete.main_program, concrete.inputs,
-                              concrete.output_vars, concrete.parameters,
+    inputs = _input_vars(concrete.inputs, input_spec, static.input_spec)
+    outputs = _output_vars(concrete.output_vars, output_spec)
+    return save_program_files(path, concrete.main_program, inputs, outputs, concrete.parameters,
                               _structured_names(layer, concrete.parameters), api="jit.save")
+
+
+def _prunes(input_spec, declared):
+    """True where ``input_spec`` names fewer inputs than the forward's declared
+    ``input_spec``: PaddlePaddle then saves the declared program with only those inputs."""
+    return (input_spec is not None and declared is not None
+            and isinstance(input_spec, (list, tuple))
+            and len(input_spec) < len(declared))
+
+
+def _input_vars(inputs, input_spec, declared):
+    """The feed Variables: all ``inputs``, or where ``input_spec`` prunes (see
+    :func:`_prunes`) those it selects: a spec with a name selects the input of that name, one
+    of the declared spec objects the input it declares."""
+    if not _prunes(input_spec, declared):
+        return inputs
+    by_name = {v.name: v for v in inputs}
+    picked = []
+    for i, spec in enumerate(input_spec):
+        name = getattr(spec, "name", None)
+        position = next((j for j, d in enumerate(declared) if d is spec), None)
+        if name in by_name:
+            picked.append(by_name[name])
+        elif position is not None and position < len(inputs):
+            picked.append(inputs[position])
+        else:
+            raise ValueError(f"jit.save: input_spec[{i}] ({spec!r}) selects no input of the "
+                             f"saved program; give it the name of one of {list(by_name)} or "
+                             f"pass one of the forward's declared InputSpec objects")
+    return picked
+
+
+def _output_vars(outputs, output_spec):
+    """The fetch Variables: all ``outputs``, or those ``output_spec`` selects: a Tensor a call
+    of the translated forward returned (the program output at its place in the returned
+    values), or a Variable or the name of one."""
+    if output_spec is None:
+        return outputs
+    if not isinstance(output_spec, (list, tuple)):
+        raise TypeError(f"jit.save: output_spec must be a list of Tensors, got "
+                        f"{type(output_spec).__name__}")
+    by_name = {v.name: v for v in outputs}
+    picked = []
+    for i, spec in enumerate(output_spec):
+        name = spec if isinstance(spec, str) else getattr(spec, "name", None)
+        index = _returned_index(spec)
+        if name in by_name:
+            picked.append(by_name[name])
+        elif index is not None and index < len(outputs):
+            picked.append(outputs[index])
+        else:
+            raise ValueError(f"jit.save: output_spec[{i}] is not an output of the saved "
+                             f"program (its outputs are {list(by_name)}); pass Tensors the "
+                             f"translated forward returned")
+    return picked
+
+
+def _returned_index(tensor):
+    """Where ``tensor`` stands among the values a translated call returned (the tape records
+    a program run as one op; its outputs keep their index), else None."""
+    if not isinstance(tensor, core.Tensor):
+        return None
+    node = getattr(tensor, "_node", None)
+    if node is not None and getattr(node.op, "type", None) != "run_program":
+        return None
+    index = getattr(tensor, "_out_idx", (0, None))[1]
+    return index if isinstance(index, int) else None
 
 
 def _train_program(program):

@@ -15,6 +15,7 @@ import os
 import secrets
 
 from ..serialization import DirectoryReader, DirectoryWriter, ModelFormatError, check_header
+from ..serialization.directory import MANIFEST_NAME
 from ..serialization.atomic import atomic_write
 from ..serialization.bundle import load_arrays, write_bundle
 from ..serialization.documents import MAX_JSON_BYTES, decode_json, encode_json
@@ -102,7 +103,14 @@ def _program_and_names(doc, where):
 def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
                          scope=None):
     """``[program, feed_target_names, fetch_targets]`` from a :func:`save_inference_model`
-    directory; the parameters are checked against the program and put into the scope."""
+    directory; the parameters are checked against the program and put into the scope.
+
+    ``model_filename`` ``NAME.pdmodel`` (with ``params_filename`` None or ``NAME.pdiparams``)
+    in a folder that is no such directory names a path-prefix save
+    (:func:`save_inference_files`, ``paddle.jit.save``), as PaddlePaddle 2.x loads those."""
+    prefix = _prefix_save(dirname, model_filename, params_filename)
+    if prefix is not None:
+        return load_inference_files(prefix, executor, scope)
     reader = DirectoryReader(dirname)
     name = model_filename or MODEL_FILENAME
     where = os.path.join(os.fspath(dirname), name)
@@ -123,6 +131,22 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
         assign_values(values, scope_of(scope), place_of(executor))
     fetch_targets = [gb.vars[n] for n in fetch_names]
     return [program, feeds, fetch_targets]
+
+
+def _prefix_save(dirname, model_filename, params_filename):
+    """The path prefix of the path-prefix save ``dirname/model_filename`` names, else None."""
+    if not isinstance(model_filename, str) or not model_filename.endswith(MODEL_SUFFIX):
+        return None
+    path = os.path.join(os.fspath(dirname), model_filename)
+    if not os.path.isfile(path) or os.path.isfile(os.path.join(os.fspath(dirname),
+                                                               MANIFEST_NAME)):
+        return None
+    prefix = path[:-len(MODEL_SUFFIX)]
+    expected = os.path.basename(prefix) + PARAMS_SUFFIX
+    if params_filename is not None and params_filename != expected:
+        raise ValueError(f"load_inference_model: {path} is a path-prefix save; its parameters "
+                         f"are params_filename={expected!r}, not {params_filename!r}")
+    return prefix
 
 
 # -- the path-prefix layout -----------------------------------------------------------------------
