@@ -18,6 +18,7 @@ Called while a static Program is being built, it calls the converted function so
 join that Program. With ``ProgramTranslator().enable(False)`` it calls the original function.
 """
 import contextlib
+import dataclasses
 import functools
 import gc
 import inspect
@@ -35,7 +36,7 @@ from .cache_log import CacheLog, logger
 from .control_flow import entry_flag
 from .convert_calls import TensorRecursionError
 from .convert_state import PathUnion, translation_guard
-from .input_spec import InputSpec, flatten, pack, signature_of, to_specs
+from .input_spec import InputSpec, _sorted_keys, flatten, pack, signature_of, to_specs
 from .outside_state import Writes, host_value
 from .partial_program import PartialProgram, save_program
 
@@ -293,6 +294,52 @@ def _collector_paused():
         gc.enable()
 
 
+def _spec_names(value, base):
+    """The default feed name of each InputSpec leaf of ``value`` in :func:`flatten` order."""
+    if isinstance(value, InputSpec):
+        return [value.name or base]
+    if isinstance(value, (list, tuple)):
+        return [n for i, v in enumerate(value) for n in _spec_names(v, f"{base}_{i}")]
+    if isinstance(value, dict):
+        return [n for k in _sorted_keys(value) for n in _spec_names(value[k], str(k))]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [n for f in dataclasses.fields(value)
+                for n in _spec_names(getattr(value, f.name), f.name)]
+    return []
+
+
+def _check_spec_count(function, input_spec, bound):
+    """More InputSpecs than the function takes arguments is an error naming both."""
+    params = list(inspect.signature(function).parameters.values())[1 if bound else 0:]
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(input_spec) > len(positional):
+        raise ValueError(f"input_spec of {function.__qualname__} has {len(input_spec)} entries, "
+                         f"but the function takes {len(positional)} positional arguments "
+                         f"({', '.join(p.name for p in positional)})")
+
+
+class ProgramCache(dict):
+    """``{signature: ConcreteProgram}`` of a StaticFunction, with PaddlePaddle's
+    ``concrete_programs()`` and ``last()`` (the signature used most recently and its
+    program)."""
+
+    recent = None
+
+    def concrete_programs(self):
+        return [c for c in self.values() if isinstance(c, ConcreteProgram)]
+
+    def last(self):
+        if self.recent not in self:
+            raise ValueError("the program cache is empty: nothing was translated yet")
+        return self.recent, self[self.recent]
+
+    def last_program(self):
+        concrete = self.get(self.recent) if self.recent is not None else None
+        return concrete if isinstance(concrete, ConcreteProgram) else None
+
+
 class StaticFunction:
     """A function (or Layer method) run through its translated static Program.
 
@@ -303,6 +350,7 @@ class StaticFunction:
     def __init__(self, function, input_spec=None, instance=None, full_graph=None):
         if isinstance(function, StaticFunction):
             full_graph = function._full_graph if full_graph is None else full_graph
+            instance = function.instance if instance is None else instance
             function = function.dygraph_function
         if inspect.ismethod(function):
             instance, function = function.__self__, function.__func__
@@ -318,12 +366,15 @@ class StaticFunction:
                     raise TypeError(f"input_spec of {function.__qualname__} may only hold "
                                     f"InputSpec objects, got {type(s).__name__} {s!r}")
             input_spec = list(input_spec)
+            _check_spec_count(function, input_spec, instance is not None)
         self.dygraph_function = function
         self.instance = instance
         self.input_spec = input_spec
         self._full_graph = None if full_graph is None else bool(full_graph)
         self._binder = None
-        self._cache = {}
+        #: train() / eval() of a plain function (None: the global mode when traced)
+        self._training = None
+        self._cache = ProgramCache()
         self._bound = weakref.WeakKeyDictionary()
         self.translations = 0
         self._state_retraces = 0
@@ -349,7 +400,8 @@ class StaticFunction:
 
     @property
     def program_cache(self):
-        """``{signature: ConcreteProgram}`` of this (bound) function."""
+        """``{signature: ConcreteProgram}`` of this (bound) function (a
+        :class:`ProgramCache`)."""
         return self._cache
 
     @property
@@ -374,7 +426,10 @@ class StaticFunction:
         key, tensors = signature_of(values, self.input_spec)
         if instance is not None:
             key = (key, getattr(instance, "training", None))
+        elif self._training is not None:
+            key = (key, self._training)
         concrete = self._cache.get(key)
+        self._cache.recent = key
         if concrete is None or (concrete.__class__ is ConcreteProgram and
                                 concrete.replay is not None and not concrete.replay.holds()):
             if concrete is not None:
@@ -399,11 +454,30 @@ class StaticFunction:
         key, _ = signature_of(values, self.input_spec)
         if self.instance is not None:
             key = (key, getattr(self.instance, "training", None))
+        elif self._training is not None:
+            key = (key, self._training)
         concrete = self._cache.get(key)
         if concrete is None or isinstance(concrete, EagerFallback):
             # a signature that runs eagerly has no program: translating again raises why
             concrete = self._translate(key, values, full_graph=True)
+        self._cache.recent = key
         return concrete
+
+    def train(self):
+        """Trace this function (not a Layer's method) in training mode (dropout active)."""
+        self._set_training(True)
+
+    def eval(self):
+        """Trace this function (not a Layer's method) in inference mode."""
+        self._set_training(False)
+
+    def _set_training(self, training):
+        if self.instance is not None:
+            raise RuntimeError(f"{self.dygraph_function.__qualname__} is a method of a "
+                               f"{type(self.instance).__name__}, which follows the Layer's "
+                               f"mode: call the Layer's {'train' if training else 'eval'}() "
+                               "instead")
+        self._training = training
 
     @property
     def full_graph(self):
@@ -413,11 +487,35 @@ class StaticFunction:
 
     @property
     def concrete_program(self):
-        """The ConcreteProgram of the declared ``input_spec``."""
+        """The ConcreteProgram of the declared ``input_spec``; without one, that of the most
+        recent call (an error before any). Only in dynamic mode, as in PaddlePaddle."""
+        self._require_dynamic_mode("concrete_program")
         if self.input_spec is None:
-            raise ValueError(f"{self.dygraph_function.__qualname__} declares no input_spec; "
-                             "use get_concrete_program(*args)")
+            recent = self._cache.last_program()
+            if recent is None:
+                raise ValueError(f"{self.dygraph_function.__qualname__} declares no input_spec "
+                                 "and has no program yet: call it first, or use "
+                                 "get_concrete_program(*args)")
+            return recent
         return self.get_concrete_program()
+
+    @property
+    def inputs(self):
+        """The input Variables of :attr:`concrete_program` (its feeds, in argument order)."""
+        self._require_dynamic_mode("inputs")
+        return [v for v in flatten(self.concrete_program.inputs)
+                if isinstance(v, _static.Variable)]
+
+    @property
+    def outputs(self):
+        """The output Variables of :attr:`concrete_program`."""
+        self._require_dynamic_mode("outputs")
+        return list(self.concrete_program.output_vars)
+
+    def _require_dynamic_mode(self, what):
+        if not _mode.in_dynamic_mode():
+            raise RuntimeError(f"{self.dygraph_function.__qualname__}.{what} is only available "
+                               "in dynamic mode; call core.disable_static() first")
 
     def _retrace_for_state(self, changed):
         """A Python value the cached Program wrote changed since its trace: translate again
@@ -465,7 +563,8 @@ class StaticFunction:
         names = self._input_names(specs)
         # a Layer's forward is traced in its train/eval mode however it is called (the cache
         # key holds that flag): fluid dropout / batch_norm with is_test=None follow it
-        training = getattr(self.instance, "training", None)
+        training = getattr(self.instance, "training", None) if self.instance is not None \
+            else self._training
         if not isinstance(training, bool):
             training = _mode.in_train_mode()
         with _static.program_guard(main, startup), _mode.static_mode_guard(), \
@@ -487,12 +586,12 @@ class StaticFunction:
                                writes.replay(main.global_block()))
 
     def _input_names(self, specs):
-        """Feed names: the spec's name, else the parameter name (``name_i`` when nested)."""
+        """Feed names, in :func:`flatten` order: the spec's name, else the parameter name --
+        ``name_i`` for the i-th item of a list / tuple, the key for a dict entry (nested the
+        same way), as PaddlePaddle names them; a name taken already gets ``_1``, ``_2``."""
         names, used = [], set()
         for pname, value in zip(self.binder.names, specs):
-            leaves = [v for v in flatten(value) if isinstance(v, InputSpec)]
-            for i, spec in enumerate(leaves):
-                base = spec.name or (pname if isinstance(value, InputSpec) else f"{pname}_{i}")
+            for base in _spec_names(value, pname):
                 name, k = base, 1
                 while name in used:
                     name, k = f"{base}_{k}", k + 1
@@ -671,8 +770,13 @@ class ProgramTranslator:
 
     def get_program(self, dygraph_func, *args, **kwargs):
         """``(main_program, startup_program, inputs, outputs)`` for a call with ``args``:
-        ``inputs`` the data Variables, ``outputs`` the output Variables (flattened)."""
-        concrete = _static_function(dygraph_func).get_concrete_program(*args, **kwargs)
+        ``inputs`` the data Variables, ``outputs`` the output Variables (flattened). With the
+        translator disabled, the outputs of the original function run eagerly (as in
+        PaddlePaddle)."""
+        static = _static_function(dygraph_func)
+        if not _state["enabled"]:
+            return static.rollback()(*args, **kwargs)
+        concrete = static.get_concrete_program(*args, **kwargs)
         _initialise_parameters(concrete)
         return (concrete.main_program, concrete.startup_program, list(concrete.inputs),
                 list(concrete.output_vars))

@@ -102,5 +102,6 @@ def test_declarative_rejects_non_callables():
 
 
 def test_concrete_program_needs_an_input_spec():
-    with pytest.raises(ValueError, match="declares no input_spec"):
-        _ = divides.concrete_program
+    # without one, the program of the most recent call (as in PaddlePaddle); none before
+    with pytest.raises(ValueError, match="declares no input_spec and has no program yet"):
+        _ = declarative(divides.dygraph_function).concrete_program

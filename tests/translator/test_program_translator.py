@@ -176,7 +176,7 @@ def test_nested_inputs_and_outputs_keep_their_structure():
     np.testing.assert_allclose(out["items"][0].numpy(), [8.0])
     assert out["items"][1] == 7
     concrete = next(iter(f.program_cache.values()))
-    assert [v.name for v in concrete.inputs] == ["pair_0", "pair_1", "table_0"]
+    assert [v.name for v in concrete.inputs] == ["pair_0", "pair_1", "k"]  # dict entries: the key
 
 
 class Net(core.nn.Layer):
