@@ -94,7 +94,7 @@ class _Gen:
         elif roll < 0.4:
             cond = f"({cond}) or ({r.choice(forms)})"
         elif roll < 0.45:  # a chain whose last operand is a Python object, not a Tensor
-            last = r.choice(["None", "'s'", "k"])
+            last = r.choice(["None", "'s'", "k", "0", "3", "0.0"])
             cond = f"({cond}) {r.choice(['and', 'or'])} ({r.choice(forms)} and {last})"
         return cond
 

@@ -611,6 +611,8 @@ def dead_branch(x, k):
     if (x.sum() > 1.0) and (k == 0 and 0):
         G_DEAD = 2
         x = x + 1.0
+    if (x.sum() > 1.0) and (x.mean() < 5.0 and 0.0):  # the inner and's truth is known too
+        G_DEAD = 3
     if (x.sum() > 1.0) or 3:
         y = x * 2.0
     else:

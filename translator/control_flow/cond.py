@@ -10,7 +10,8 @@ from ..convert_state import (PathUnion, alternatives, dtype_name, is_pending, is
                              is_undefined, is_union, is_weak, kind, layers, mark_weak,
                              promoted_dtype, selector_of, to_variable, where)
 from .carry import (assigned_where, flag_info, flatten, has_name_flag, is_maybe_unbound,
-                    mark_maybe_unbound, name_flag, placeholder, set_known_truth, template, undo)
+                    known_truth, mark_maybe_unbound, name_flag, placeholder, set_known_truth,
+                    template, undo)
 
 
 def _show(value):
@@ -458,7 +459,8 @@ def static_logical(x, y_fn, x_is_result_when):
         # scalar (``bool_tensor or 3`` is int64 3, not True)
         number = isinstance(y, (bool, int, float))
         holder[1] = number
-        y_number[:] = [y]
+        # the truth of y where it is the same on every path (a number, ``z and 0``)
+        y_number[:] = [bool(y) if number else known_truth(y)]
         var = layers().fill_constant([], name_of(np.result_type(x.dtype, y)), y) if number \
             else to_variable(y, x)
         if var is None:  # None or another Python object: the result is x or that object
@@ -503,10 +505,10 @@ def static_logical(x, y_fn, x_is_result_when):
     # NOTE: eagerly the result is x or the Python number y: with a bool x (a comparison) both
     # promote like a weak number against a float tensor
     out = mark_weak(out, is_weak(x) or (holder[1] and dtype_name(x) == "bool"))
-    if holder[1]:
+    if y_number[0] is not None:
         # ``x and 0`` is false and ``x or 3`` true on every path: an ``if`` on it takes that
         # branch in Python, as CPython (which compiles the other away) does
-        known = _known_truth(pred, bool(y_number[0]), x_is_result_when)
+        known = _known_truth(pred, y_number[0], x_is_result_when)
         if isinstance(known, bool):
             set_known_truth(out, known)
     return out
