@@ -32,7 +32,6 @@ import collections
 import inspect
 import linecache
 import re
-import textwrap
 import types
 import weakref
 
@@ -159,6 +158,19 @@ def _def_lines(lines, start):
     return lines[start:end]
 
 
+def _dedent(source):
+    """``source`` without the indentation of its first line: removed from every line that
+    starts with it. ``textwrap.dedent`` removes only a margin common to all lines, so a line
+    of a string literal that starts with a tab where the code is indented with spaces left
+    the whole block indented (an IndentationError where Python runs the function)."""
+    first = source.lstrip("\n")
+    prefix = first[:len(first) - len(first.lstrip(" \t"))]
+    if not prefix:
+        return source
+    return "".join(line[len(prefix):] if line.startswith(prefix) else line
+                   for line in source.splitlines(keepends=True))
+
+
 def _fast_source(func):
     """The gast tree of ``func``'s source read from ``linecache`` by indentation, or None
     when that is not certain (then ``inspect.getsource`` decides). Same text as
@@ -174,7 +186,7 @@ def _fast_source(func):
     start = code.co_firstlineno - 1
     if not 0 <= start < len(lines) or not _HEADER.match(lines[start]):
         return None
-    source = textwrap.dedent("".join(_def_lines(lines, start)))
+    source = _dedent("".join(_def_lines(lines, start)))
     try:
         tree = parse(source)
     except (SyntaxError, ValueError):
@@ -192,7 +204,7 @@ def _parse(func):
     tree = _fast_source(func)
     if tree is None:
         try:
-            source = textwrap.dedent(inspect.getsource(func))
+            source = _dedent(inspect.getsource(func))
         except (OSError, TypeError) as e:
             raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
                                   f"available ({e})") from None
