@@ -16,6 +16,7 @@ from core import (CPUPlace, CUDAPlace, DataParallel, ParamAttr, Tensor, disable_
                   to_tensor)
 from core.io.state_dict import load_object as load
 from core.io.state_dict import save_object as save
+from core.reader import batch
 from core.static import create_parameter
 from core.tensor_functions import clip
 from core.tensor import Parameter
@@ -30,9 +31,9 @@ __version__ = "2.6.0"  # the PaddlePaddle API generation this namespace follows
 full_version = "0.1.0"
 
 __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "Model", "ParamAttr", "Parameter", "Tensor",
-           "callbacks", "clip", "create_parameter", "device", "disable_static", "distributed",
-           "enable_static", "framework", "get_device", "hapi", "in_dynamic_mode", "io",
-           "is_compiled_with_cuda", "jit", "load", "metric", "nn", "no_grad", "one_hot",
+           "batch", "callbacks", "clip", "create_parameter", "device", "disable_static",
+           "distributed", "enable_static", "framework", "get_device", "hapi", "in_dynamic_mode",
+           "io", "is_compiled_with_cuda", "jit", "load", "metric", "nn", "no_grad", "one_hot",
            "optimizer", "save", "seed", "set_device", "static", "summary", "to_tensor",
            "vision"]
 __all__ += _reexport(globals(), [_tf])

@@ -18,6 +18,7 @@ epoch, each ``Executor.run`` of a program declaring its feed variables takes the
 import itertools
 import numbers
 
+import numpy as np
 
 from .. import mode as _mode
 from ..checks import check_int
@@ -269,9 +270,12 @@ class GeneratorLoader:
         return self
 
     def set_sample_list_generator(self, reader, places=None):
-        """``reader()`` yields lists of samples (``core.batch`` output), one list a batch."""
+        """``reader()`` yields lists of samples (``core.batch`` output), one list a batch. A
+        sample is a sequence of fields, as fluid's DataFeeder reads it: an ndarray sample's
+        fields are its rows."""
         self._check_reader(reader, "set_sample_list_generator")
-        self._batches = lambda: (default_collate_fn(list(b)) for b in reader())
+        self._batches = lambda: (default_collate_fn([_sample_fields(s) for s in b])
+                                 for b in reader())
         self._places = places
         return self
 
@@ -361,3 +365,11 @@ class PyReader(GeneratorLoader):
 
     def decorate_batch_generator(self, reader, places=None):
         return self.set_batch_generator(reader, places)
+
+
+def _sample_fields(sample):
+    """A sample of a sample list as its fields: an ndarray of at least one dimension is the
+    sequence of its rows (fluid's DataFeeder zips a sample with the feed slots)."""
+    if isinstance(sample, np.ndarray) and sample.ndim >= 1:
+        return list(sample)
+    return sample

@@ -1,11 +1,12 @@
 """Common functions (2.x spellings): ``linear``, ``dropout``, ``embedding``, ``one_hot``,
-``normalize``, ``pad``, ``label_smooth``, and the helpers the layers share with them."""
+``normalize``, ``cosine_similarity``, ``pad``, ``label_smooth``, and the helpers the layers share with them."""
 from ...checks import FLOATS, check_choice, check_index, check_int, check_number, \
     check_probability, check_variable
 from ...dispatch import apply
 from ...dtypes import dtype_name
 
 __all__ = [
+    "cosine_similarity",
     "dropout",
     "embedding",
     "label_smooth",
@@ -95,6 +96,25 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     total = apply("reduce_sum", [apply("elementwise_pow", [apply("abs", [x]), p])], reduce)
     norm = apply("elementwise_pow", [apply("elementwise_max", [total, eps ** p]), 1.0 / p])
     return x / norm
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``axis`` (that axis reduced
+    away; the two broadcast): ``sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2))``."""
+    api = "cosine_similarity"
+    check_variable(x1, "x1", api, FLOATS)
+    check_variable(x2, "x2", api, FLOATS)
+    eps = float(check_number(eps, "eps", api, minimum=0))
+    rank = max(len(x1.shape), len(x2.shape))
+    ax = check_int(axis, "axis", api, integral_float=False)
+    if not -rank <= ax < rank:
+        raise ValueError(f"{api}(): argument 'axis'={ax} is out of range for tensors of rank "
+                         f"{rank}")
+    reduce = {"dim": [ax % rank], "keep_dim": False}
+    w12 = apply("reduce_sum", [x1 * x2], reduce)
+    w1 = apply("reduce_sum", [apply("square", [x1])], reduce)
+    w2 = apply("reduce_sum", [apply("square", [x2])], reduce)
+    return w12 / apply("sqrt", [apply("elementwise_max", [w1 * w2, eps * eps])])
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
