@@ -12,7 +12,8 @@ from . import nn
 from .autograd import no_grad
 from .distributed import parallel
 from .distributed.parallel import DataParallel, Env, ParallelStrategy, prepare_context
-from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
+from .dygraph_base import guard
+from .mode import disable_imperative, enable_imperative, in_dynamic_mode
 from .nn import (
     BatchNorm,
     Conv2D,

@@ -3,7 +3,8 @@ from . import io
 from .autograd import no_grad
 from .distributed.env import ParallelEnv
 from .distributed.parallel import DataParallel, ParallelStrategy, prepare_context
-from .mode import disable_imperative, enable_imperative, guard, in_dynamic_mode
+from .dygraph_base import guard
+from .mode import disable_imperative, enable_imperative, in_dynamic_mode
 from .tensor import to_variable
 
 __all__ = ["DataParallel", "ParallelEnv", "ParallelStrategy", "disable", "enable", "enabled",

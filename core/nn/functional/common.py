@@ -1,5 +1,6 @@
 """Common functions (2.x spellings): ``linear``, ``dropout``, ``embedding``, ``one_hot``,
-``normalize``, ``cosine_similarity``, ``pad``, ``label_smooth``, and the helpers the layers share with them."""
+``normalize``, ``cosine_similarity``, ``pad``, ``label_smooth``, and the helpers the layers
+share with them."""
 from ...checks import FLOATS, check_choice, check_index, check_int, check_number, \
     check_probability, check_variable
 from ...dispatch import apply
