@@ -39,11 +39,12 @@ _LAZY = {"onnx": (".onnx", None), "dataset": (".dataset", None),
          "dygraph": (".dygraph", None), "imperative": (".imperative", None),
          "contrib": (".contrib", None), "reader": (".reader", None), "batch": (".reader", "batch"),
          # fluid.save_dygraph / fluid.load_dygraph (fluid 1.8 exports them at the top)
+         "layer_helper": (".layer_helper", None),
          "save_dygraph": (".dygraph", "save_dygraph"),
          "load_dygraph": (".dygraph", "load_dygraph")}
 __all__ += reexport(globals(), [static, param_attr, tensor_functions], lazy=_LAZY)
 __all__ += ["batch"]  # core.reader's names (a test checks the list)
-__all__ += ["load_dygraph", "save_dygraph"]
+__all__ += ["layer_helper", "load_dygraph", "save_dygraph"]
 __getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
 
 

@@ -38,9 +38,14 @@ __all__ = ["InputSpec", "ProgramTranslator", "TracedLayer", "TranslatedLayer", "
            "set_verbosity", "to_static"]
 
 
-def to_static(function=None, input_spec=None, **options):
+def to_static(function=None, input_spec=None, build_strategy=None, **options):
     """``paddle.jit.to_static``: :func:`translator.declarative` (for functions, ``forward``
-    methods and Layer instances)."""
+    methods and Layer instances). ``build_strategy`` (a ``core.static.BuildStrategy`` or None)
+    is accepted as PaddlePaddle's is: its switches tune how Paddle compiles the program and
+    never change results; here the translated program runs with the plan's own passes."""
+    if build_strategy is not None and not isinstance(build_strategy, _static.BuildStrategy):
+        raise TypeError(f"to_static: build_strategy must be a BuildStrategy or None, got "
+                        f"{type(build_strategy).__name__}")
     return declarative(function, input_spec=input_spec, **options)
 
 

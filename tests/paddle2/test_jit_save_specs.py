@@ -70,3 +70,15 @@ def test_bad_specs_raise(tmp_path):
         paddle.jit.save(net, path, input_spec=[InputSpec([None, 3], "float32")])
     with pytest.raises(TypeError, match=r"unexpected argument.*outputs"):
         paddle.jit.save(net, path, outputs=[pred])
+
+
+def test_to_static_takes_a_build_strategy():
+    paddle.seed(1)
+    net = paddle.jit.to_static(paddle.nn.Linear(3, 2),
+                               build_strategy=paddle.static.BuildStrategy())
+    x = paddle.to_tensor(np.ones((2, 3), "float32"))
+    with paddle.no_grad():
+        expected = paddle.matmul(x, net.weight) + net.bias
+    np.testing.assert_allclose(net(x).numpy(), expected.numpy(), rtol=1e-6)
+    with pytest.raises(TypeError, match="build_strategy must be a BuildStrategy"):
+        paddle.jit.to_static(paddle.nn.Linear(3, 2), build_strategy={"fuse": True})
