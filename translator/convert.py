@@ -158,17 +158,17 @@ def _def_lines(lines, start):
     return lines[start:end]
 
 
-def _dedent(source):
-    """``source`` without the indentation of its first line: removed from every line that
-    starts with it. ``textwrap.dedent`` removes only a margin common to all lines, so a line
-    of a string literal that starts with a tab where the code is indented with spaces left
-    the whole block indented (an IndentationError where Python runs the function)."""
-    first = source.lstrip("\n")
-    prefix = first[:len(first) - len(first.lstrip(" \t"))]
-    if not prefix:
-        return source
-    return "".join(line[len(prefix):] if line.startswith(prefix) else line
-                   for line in source.splitlines(keepends=True))
+def _parse_def(source):
+    """``(statements, shift)`` of a ``def``'s source as it stands in its file. An indented one
+    (a method, a nested function) is parsed under an ``if 1:`` line instead of being dedented,
+    so a string literal spanning lines keeps its text exactly (dedenting changed the lines
+    after its first); ``shift`` is the number of lines put before it."""
+    if source[:1] in (" ", "\t"):
+        tree = parse("if 1:\n" + source)
+        if len(tree.body) != 1 or not isinstance(tree.body[0], gast.If):
+            return [], 1
+        return tree.body[0].body, 1
+    return parse(source).body, 0
 
 
 def _fast_source(func):
@@ -186,35 +186,34 @@ def _fast_source(func):
     start = code.co_firstlineno - 1
     if not 0 <= start < len(lines) or not _HEADER.match(lines[start]):
         return None
-    source = _dedent("".join(_def_lines(lines, start)))
     try:
-        tree = parse(source)
+        body, shift = _parse_def("".join(_def_lines(lines, start)))
     except (SyntaxError, ValueError):
         return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], (gast.FunctionDef,
-                                                            gast.AsyncFunctionDef)):
+    if len(body) != 1 or not isinstance(body[0], (gast.FunctionDef, gast.AsyncFunctionDef)):
         return None
-    return tree
+    return body, shift
 
 
 def _parse(func):
     if func.__name__ == "<lambda>":
         raise ConversionError(f"cannot convert a lambda ({func.__code__.co_filename}:"
                               f"{func.__code__.co_firstlineno}); use a def")
-    tree = _fast_source(func)
-    if tree is None:
+    parsed = _fast_source(func)
+    if parsed is None:
         try:
-            source = _dedent(inspect.getsource(func))
+            source = inspect.getsource(func)
         except (OSError, TypeError) as e:
             raise ConversionError(f"cannot convert {func.__qualname__}: its source is not "
                                   f"available ({e})") from None
-        tree = parse(source)
-    fn_node = tree.body[0]
+        parsed = _parse_def(source)
+    body, shift = parsed
+    fn_node = body[0] if body else None
     filename = func.__code__.co_filename
-    offset = func.__code__.co_firstlineno - 1
+    offset = func.__code__.co_firstlineno - 1 - shift
     if not isinstance(fn_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-        raise ConversionError(f"cannot convert {func.__qualname__} ({filename}:{offset + 1}):"
-                              " its source is not a def statement")
+        raise ConversionError(f"cannot convert {func.__qualname__} ({filename}:"
+                              f"{offset + shift + 1}): its source is not a def statement")
     used, kinds, attributes = set(), set(), set()
     # one breadth-first walk (``gast.walk``'s order): the first unsupported construct, the
     # names the function uses outside its decorators (which are dropped), the node kinds and

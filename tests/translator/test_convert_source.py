@@ -111,17 +111,41 @@ def test_same_tree_as_inspect(module, name):
         func = module
         for part in name.split("."):
             func = getattr(func, part)
-    expected = gast.parse(textwrap.dedent(inspect.getsource(func)))
+    expected, expected_shift = c._parse_def(inspect.getsource(func))
     got = c._fast_source(func)
     if got is not None:
         dump = lambda t: ast.dump(gast.gast_to_ast(t), include_attributes=True)  # noqa: E731
-        assert dump(got) == dump(expected)
-    # whichever way the source is read, conversion sees the same function
-    fn_node, _ = c._parse(func)
-    assert fn_node.name == expected.body[0].name
+        assert [dump(n) for n in got[0]] == [dump(n) for n in expected]
+        assert got[1] == expected_shift
+    # whichever way the source is read, conversion sees the same function, the same as Python
+    fn_node, ctx = c._parse(func)
+    assert fn_node.name == expected[0].name == func.__name__
+    if not hasattr(func, "__wrapped__"):  # (inspect shows the wrapped function's source)
+        lines, first = inspect.getsourcelines(func)
+        def_line = first + next(k for k, line in enumerate(lines) if line.lstrip().startswith(
+            ("def ", "async def ")))
+        assert fn_node.lineno + ctx.line_offset == def_line
 
 
 def test_plain_functions_take_the_fast_path(module):
     for func in (module.multi_line_decorator, module.comments, module.K.method, module.at_end):
         assert c._fast_source(func) is not None
     assert c._fast_source(module.wrapped) is None  # inspect follows __wrapped__
+
+
+class _WithText:
+    def method(self, x):
+        text = """first
+        second
+	tabbed"""
+        if x > 0:
+            x = x + 1
+        return x, text
+
+
+def test_a_method_string_spanning_lines_keeps_its_text():
+    # an indented def is parsed as it stands (under an ``if 1:`` line), not dedented: the
+    # lines after a string's first keep their indentation
+    converted = c.convert_to_static(_WithText().method)
+    assert converted(1) == _WithText().method(1)
+    assert converted(-1)[1] == "first\n        second\n\ttabbed"
