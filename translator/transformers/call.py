@@ -68,7 +68,10 @@ def _is_numpy_call(node):
 class _Call(NodeTransformer):
     def __init__(self, ctx, fn_node):
         self.ctx = ctx
-        self.numpy_operands = _numpy_operands(fn_node)
+        # NOTE: the walk only where the source has a ``.numpy`` attribute at all
+        attributes = getattr(ctx, "attributes", None)
+        self.numpy_operands = _numpy_operands(fn_node) if attributes is None or \
+            "numpy" in attributes else set()
         args = fn_node.args.posonlyargs + fn_node.args.args
         self.first_param = args[0].id if args else None
 
