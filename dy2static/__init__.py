@@ -21,7 +21,7 @@ from core.static import create_parameter
 from core.tensor_functions import clip
 from core.tensor import Parameter
 from . import (callbacks, device, distributed, framework, hapi, io, jit, metric, nn, optimizer,
-               static, vision)
+               regularizer, static, vision)
 from .device import get_device, set_device
 from .hapi import Model, summary
 from .nn.functional import one_hot
@@ -34,8 +34,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "DataParallel", "Model", "ParamAttr", "Param
            "batch", "callbacks", "clip", "create_parameter", "device", "disable_static",
            "distributed", "enable_static", "framework", "get_device", "hapi", "in_dynamic_mode",
            "io", "is_compiled_with_cuda", "jit", "load", "metric", "nn", "no_grad", "one_hot",
-           "optimizer", "save", "seed", "set_device", "static", "summary", "to_tensor",
-           "vision"]
+           "optimizer", "regularizer", "save", "seed", "set_device", "static", "summary",
+           "to_tensor", "vision"]
 __all__ += _reexport(globals(), [_tf])
 
 to_variable = _core.to_variable
