@@ -27,19 +27,28 @@ def run(program, feed_names, fetch_names):
     uses = uses_of(program, feed_names, fetch_names)
     ctx = KernelContext(np, None)
     values = {}
+    constants = {}  # name -> its constant operator, evaluated when an operator folds with it
     folded = 0
+
+    def known(name):
+        if name not in values and name in constants:
+            value = _evaluate(ctx, constants.pop(name), [])
+            if value is None:
+                return False
+            values[name] = value
+        return name in values
+
     for block in program.blocks:
         for i, op in enumerate(block.ops):
             outs = op_writes(op)
             if len(outs) != 1 or not _constant_target(block, uses, outs[0]):
                 continue
             if op.type in CONSTANT_OPS and not op_reads(op):
-                value = _evaluate(ctx, op, [])
-                if value is not None:
-                    values[outs[0]] = value
+                constants[outs[0]] = op
                 continue
             ins = op_reads(op)
-            if not ins or not all(n in values for n in ins) or not _foldable(op):
+            if not ins or not all(n in values or n in constants for n in ins) or \
+                    not _foldable(op) or not all(known(n) for n in ins):
                 continue
             value = _evaluate(ctx, op, values)
             if value is None:
