@@ -629,3 +629,19 @@ def test_and_falsy_number_is_false_on_every_path():
         for a, b in zip(want, got):
             np.testing.assert_array_equal(a.numpy(), b.numpy())
         assert G_DEAD == 0.0 and type(G_DEAD) is float
+
+
+@declarative
+def none_or_tensor_on_the_paths(x):
+    if x.sum() > 0:
+        c = None
+    else:
+        c = x * 2.0
+    return x + 1.0, c
+
+
+def test_a_name_none_on_one_path_a_tensor_on_the_other():
+    # unbound before the if, None or a Tensor after it: one of two values chosen at run
+    # time, returned as the path gives it
+    check_three_ways(none_or_tensor_on_the_paths, (f32(1.0, 2.0),), (f32(-1.0, -2.0),),
+                     program=False)

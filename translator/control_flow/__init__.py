@@ -72,7 +72,7 @@ from ..convert_state import PathUnion, dtype_name, is_static, is_union, layers, 
 from .carry import (Targets, as_predicate, carried, check_bound, entry_flag, known_truth,
                     restore_others)
 from .cond import static_ifelse, static_ifexp, static_logical
-from .loop import static_for_loop, static_while
+from .loop import NeedsPeel, static_for_loop, static_while
 
 __all__ = [
     "Targets",
@@ -227,7 +227,22 @@ def convert_while_loop(cond_fn, body_fn, loop_vars=(), targets=None):
         if is_static(pred):
             restore = restore_others(body_fn, loop_vars)
             get_args, set_args, names = carried(body_fn, loop_vars, targets)
-            static_while(cond_fn, body_fn, get_args, set_args, names)
+            try:
+                static_while(cond_fn, body_fn, get_args, set_args, names)
+            except NeedsPeel:
+                # a variable None before the loop and a Tensor after a trip: the first trip
+                # is an ``if`` on the condition, with the loop (now typed) after it inside
+                restore()
+
+                def first_trip():
+                    body_fn()
+                    convert_while_loop(cond_fn, body_fn, loop_vars, targets)
+
+                # NOTE: the names are the body's closure cells (``first_trip`` has none)
+                get_args, set_args, names = carried(body_fn, loop_vars, targets)
+                static_ifelse(as_predicate(pred), first_trip, lambda: None, get_args,
+                              set_args, names, names)
+                return
             restore()
             return
         if not pred:

@@ -173,7 +173,10 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
         def mismatch():
             # each path returns its own structure; a value that already is one of several
             # (a list the branches of an earlier if filled differently) stays one
-            if names[k].startswith("__return_value") or is_union(value) or is_union(other):
+            # (and a None on one path: a loop's first trip, peeled, leaves it None when the
+            # loop does not run)
+            if names[k].startswith("__return_value") or is_union(value) or is_union(other) \
+                    or (value is None) != (other is None):
                 return _NeedsUnion(k, [template(a) for a in alternatives(value)])
             error = _branch_error(names[k], sides, (other, value), where_)
             if isinstance(other, list) and isinstance(value, list) and \
@@ -352,7 +355,9 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
     for k, flag in zip(flagged, flags):
         # NOTE: bound on both paths (each branch assigned it): the flag is true whatever the
         # run takes, and later reads need no run-time check
-        if layout[k] is not None and k in unsure:
+        # (a name whose paths give different structures is one of several values: its
+        # alternatives are chosen at run time, and using it is an error anyway)
+        if layout.get(k) is not None and k in unsure:
             assigned = next((assigned_where(v[k]) for _, v in runs if not is_undefined(v[k])), "")
             mark_maybe_unbound(final[k], flag, names[k], assigned)
     for pos, flag in leaf_flag_outs.items():

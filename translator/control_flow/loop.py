@@ -169,6 +169,13 @@ class _NeedsTemplate(Exception):
 _LOOP_KINDS = (tuple, dict)
 
 
+class NeedsPeel(TypeError):
+    """A loop variable is None before a Tensor loop and a Tensor after one trip of its body
+    (``cache = None`` ... ``cache = y``): ``convert_while_loop`` runs the first trip as a
+    Tensor ``if`` around the loop, after which it is a Tensor (eagerly the first trip sees
+    None, the later ones the Tensor)."""
+
+
 class _NeedsArray(Exception):
     """The body changes the length of a list in name ``index``: its lists become tensor
     arrays."""
@@ -332,11 +339,14 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
                         f"{kind(values[s])}, and the function's other paths give "
                         f"{kind(const)}; a static loop can only return what the function "
                         "returns on every other path (the same structure of Tensors)")
-                raise TypeError(
+                error = (
                     f"variable '{label}' is {kind(const)} before a loop whose condition is "
                     f"a Tensor{where_} and {kind(values[s])} after its body; in a static "
                     "program a loop variable must be a Tensor (or number) before the loop -- "
                     f"assign '{label}' a value of its final type before the loop")
+                if const is None and is_static(values[s]):
+                    raise NeedsPeel(error)
+                raise TypeError(error)
         outs = []
         for s, before in zip(carried, loop_vars):
             var = to_variable(values[s], before)
@@ -380,6 +390,9 @@ def static_while(cond_fn, body_fn, get_args, set_args, names, fixes=None, attemp
         # NOTE: re-trace (once per name): the body changes a list's length, so the name's
         # lists enter the loop as tensor arrays
         arrays = arrays | {e.index}
+    except NeedsPeel:
+        undo(program, point, set_args, init_values)
+        raise
     except ListLengthDiffers as e:
         # a Tensor ``if`` in the body leaves a loop variable's list with different lengths
         # on its paths (``a.pop()`` on one): the name's lists enter the loop as tensor arrays

@@ -111,12 +111,33 @@ def none_then_tensor(x):
     return y
 
 
-def test_none_then_tensor_names_the_variable():
-    # eagerly the first trip sees None; a static loop carries one type: a clear error (the
-    # do-while rewrite below converts)
-    for start in (1.0, 20.0):
-        with pytest.raises(TypeError, match="'cache' is None before a loop"):
-            to_static(none_then_tensor)(paddle.to_tensor(start))
+@pytest.mark.parametrize("start", [1.0, 20.0])
+def test_none_then_tensor(start):
+    # eagerly the first trip sees None, the later ones the Tensor: the first trip is an if on
+    # the condition with the (now typed) loop inside it
+    same(*eager_and_static(none_then_tensor, paddle.to_tensor(start)))
+
+
+def none_then_tensor_returned(x):
+    cache = None
+    y = x
+    while y.mean() < 10:
+        if cache is None:
+            y = y + 1
+        else:
+            y = y + cache
+        cache = y
+    return y, cache
+
+
+@pytest.mark.parametrize("start", [1.0, 9.5, 10.0, 20.0])
+def test_none_then_tensor_returned_after_zero_or_more_trips(start):
+    # zero trips leave cache None: the result is None on that path, the Tensor on the others
+    want, got = eager_and_static(none_then_tensor_returned, paddle.to_tensor(start))
+    same(want[0], got[0])
+    assert (got[1] is None) == (want[1] is None)
+    if want[1] is not None:
+        same(want[1], got[1])
 
 
 def do_while(x):
