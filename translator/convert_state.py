@@ -291,12 +291,12 @@ def union_setitem(value, key, item):
                              "condition") from None
         new.append(alt)
     first = new[0]
-    if all(_alike(a, first) for a in new[1:]):
+    if all(alike(a, first) for a in new[1:]):
         return first
     return PathUnion(value.selector, new)
 
 
-def _alike(a, b):
+def alike(a, b):
     """Whether containers ``a`` and ``b`` hold the same objects (keys, items, in order)."""
     if type(a) is not type(b) or len(a) != len(b):
         return False

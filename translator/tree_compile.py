@@ -26,7 +26,7 @@ _LOAD, _STORE, _DEL = ast.Load(), ast.Store(), ast.Del()
 _CTX = {gast.Load: _LOAD, gast.Store: _STORE, gast.Del: _DEL, gast.Param: _LOAD}
 _NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
 _END = 1 << 15  # end column: past any line, so tracebacks underline nothing
-_CLAUSES = ("orelse", "finalbody")
+_KEYWORD = {"orelse": "else:", "finalbody": "finally:"}  # the clause lines and their text
 _TARGET_FIELDS = {"Assign": ("targets",), "AugAssign": ("target",), "AnnAssign": ("target",),
                   "For": ("target",), "AsyncFor": ("target",), "comprehension": ("target",),
                   "withitem": ("optional_vars",), "NamedExpr": ("target",),
@@ -94,7 +94,7 @@ class _Converter:
             elif field == "cases":
                 setattr(new, field, [self.case(c, depth + 1, origin) for c in value])
             else:
-                if field in _CLAUSES and value:
+                if field in _KEYWORD and value:
                     self.take(depth, field, new, origin)
                 setattr(new, field, self.block(value, depth + 1, origin))
         self.place(new, line)
@@ -251,9 +251,6 @@ class VirtualSource(collections.abc.Sequence):
         return "".join(self._render())
 
 
-_KEYWORD = {"orelse": "else:", "finalbody": "finally:"}
-
-
 def _text(kind, node):
     if kind in _KEYWORD:
         return _KEYWORD[kind]
@@ -262,13 +259,13 @@ def _text(kind, node):
         head.body = [ast.Pass()]
         text = _unparse_first(ast.Match(subject=ast.Name(id="_", ctx=_LOAD), cases=[head]), 1)
         return text
+    if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+        return "try:"
     if any(hasattr(node, f) for f in ("body", "handlers", "cases")):
         head = copy.copy(node)
         for field in ("body", "orelse", "finalbody", "handlers", "cases", "decorator_list"):
             if hasattr(head, field):
                 setattr(head, field, [ast.Pass()] if field == "body" else [])
-        if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            return "try:"
         return _unparse_first(head, 0)
     return " ".join(_unparse(node).splitlines())
 

@@ -261,15 +261,19 @@ def flag_info(leaf):
     return _flag_of(leaf) if is_static(leaf) and _maybe_unbound else None
 
 
+def _name_info(value, name):
+    """The flag info recorded for the name ``name`` on a static leaf of ``value``, else None."""
+    if _maybe_unbound:
+        for leaf in _static_leaves(value):
+            info = _flag_of(leaf)
+            if info is not None and info[1] == name:
+                return info
+    return None
+
+
 def has_name_flag(value, name):
     """True when a static leaf of ``value`` has a bound flag recorded for the name ``name``."""
-    if not _maybe_unbound:
-        return False
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None and info[1] == name:
-            return True
-    return False
+    return _name_info(value, name) is not None
 
 
 def name_flag(value, name):
@@ -279,11 +283,8 @@ def name_flag(value, name):
     label) does not make the name itself maybe unbound."""
     if is_undefined(value):
         return layers().fill_constant([], "bool", False)
-    for leaf in _static_leaves(value):
-        info = _flag_of(leaf)
-        if info is not None and info[1] == name:
-            return info[0]
-    return layers().fill_constant([], "bool", True)
+    info = _name_info(value, name)
+    return layers().fill_constant([], "bool", True) if info is None else info[0]
 
 
 def bound_flag(value):

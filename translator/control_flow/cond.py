@@ -6,7 +6,7 @@ import numpy as np
 from core.dtypes import dtype_name as name_of
 from core.static import default_main_program, structure
 
-from ..convert_state import (PathUnion, alternatives, dtype_name, is_pending, is_static,
+from ..convert_state import (PathUnion, alike, alternatives, dtype_name, is_pending, is_static,
                              is_undefined, is_union, is_weak, kind, layers, mark_weak,
                              promoted_dtype, selector_of, to_variable, where)
 from .carry import (assigned_where, flag_info, flatten, has_name_flag, is_maybe_unbound,
@@ -102,15 +102,6 @@ def _same_python(a, b):
 
 def _copy(value):
     return type(value)(value) if type(value) in (list, dict) else value
-
-
-def _same_items(copy, original):
-    """Whether ``copy`` (of ``original``) was left as it was."""
-    if copy is original:
-        return True
-    if isinstance(copy, dict):
-        return list(copy) == list(original) and all(copy[k] is original[k] for k in copy)
-    return len(copy) == len(original) and all(a is b for a, b in zip(copy, original))
 
 
 def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, templates=None,
@@ -237,7 +228,7 @@ def static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, live, temp
             copies = tuple(_copy(v) for v in init)  # each branch appends to its own list
             set_args(copies)
             fn()
-            values = tuple(i if v is c and _same_items(c, i) else v
+            values = tuple(i if v is c and (c is i or alike(c, i)) else v
                            for v, c, i in zip(get_args(), copies, init))
             first = runs[0] if runs else None
             runs.append((side, values))
